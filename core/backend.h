@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/chain.h"
+#include "core/image.h"
+#include "core/status.h"
+
+namespace striate {
+
+enum class BackendKind { Auto, Reference, Cpu, GlesCompute, GlesFragment };
+inline constexpr EnumName<BackendKind> kBackendKinds[] = {
+    {BackendKind::Auto, "auto"},
+    {BackendKind::Reference, "reference"},
+    {BackendKind::Cpu, "cpu"},
+    {BackendKind::GlesCompute, "gles-compute"},
+    {BackendKind::GlesFragment, "gles-fragment"}};
+
+/// What a backend is configured for: an 8-bit luma plane of this size.
+struct FrameFormat {
+    int width = 0;
+    int height = 0;
+};
+
+/// The result of one frame: a real plane, or a complex one when the chain's last stage outputs
+/// complex values. The planes belong to the backend and stay valid until the next process().
+struct ChainOutput {
+    bool complex = false;
+    ImageView<const float> real;
+    ImageView<const Complex32> complexPlane;
+};
+
+/// Largest width or height any backend accepts; GPU backends lower it to their texture limit.
+inline constexpr int kMaxDimension = 1 << 15;
+
+/// Checks a frame size against [1, maxDimension] with a message that names the bad value.
+Status validateFrameFormat(const FrameFormat& format, int maxDimension = kMaxDimension);
+
+/// Checks that a frame has the size a backend was configured for.
+Status checkFrameSize(int width, int height, const FrameFormat& configured);
+
+/// The one interface every backend implements (DESIGN.md): validate() has no side effects,
+/// configure() allocates what frames of that format need, process() runs one frame and does not
+/// allocate after the first frame of a configuration.
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual const char* name() const = 0;
+    virtual Status validate(const Chain& chain, const FrameFormat& format) const = 0;
+    virtual Status configure(const Chain& chain, const FrameFormat& format) = 0;
+    virtual Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
+};
+
+} // namespace striate

@@ -1,0 +1,143 @@
+#include "core/spec.h"
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+namespace striate {
+namespace {
+
+std::string formatNumber(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+Status checkSigma(double sigma) {
+    if (!std::isfinite(sigma))
+        return Status::error("sigma=" + formatNumber(sigma) + " is not a finite number");
+    if (sigma < kMinSigma || sigma > kMaxSigma)
+        return Status::error("sigma=" + formatNumber(sigma) + " is outside [" + formatNumber(kMinSigma) +
+                             ", " + formatNumber(kMaxSigma) + "]");
+    return {};
+}
+
+Status checkRecursiveSigma(double sigma) {
+    if (sigma < kMinRecursiveSigma)
+        return Status::error("sigma=" + formatNumber(sigma) + " is below " + formatNumber(kMinRecursiveSigma) +
+                             ", the smallest sigma method=recursive supports");
+    return {};
+}
+
+Status checkWavelength(double wavelength) {
+    if (!std::isfinite(wavelength) || wavelength < kMinWavelength)
+        return Status::error("wavelength=" + formatNumber(wavelength) + " must be a finite number >= " +
+                             formatNumber(kMinWavelength));
+    return {};
+}
+
+Status checkOrientations(int n) {
+    if (n < 1 || n > kMaxOrientations)
+        return Status::error("orientations=" + std::to_string(n) + " is outside [1, " +
+                             std::to_string(kMaxOrientations) + "]");
+    return {};
+}
+
+} // namespace
+
+Status BlurSpec::validate() const {
+    if (Status s = checkSigma(sigma); !s) return s;
+    if (method == BlurMethod::Recursive) return checkRecursiveSigma(sigma);
+    return {};
+}
+
+BlurMethod BlurSpec::resolvedMethod() const {
+    if (method != BlurMethod::Auto) return method;
+    return sigma < kAutoDirectBelowSigma ? BlurMethod::Direct : BlurMethod::Recursive;
+}
+
+Status GaborSpec::validate() const {
+    if (Status s = checkSigma(sigma); !s) return s;
+    if (method == GaborMethod::Recursive)
+        if (Status s = checkRecursiveSigma(sigma); !s) return s;
+    if (Status s = checkWavelength(wavelength); !s) return s;
+    if (!std::isfinite(orientation))
+        return Status::error("orientation=" + formatNumber(orientation) + " is not a finite number");
+    if (Status s = checkOrientations(orientations); !s) return s;
+    if (orientations > 1 && output != GaborOutput::Magnitude)
+        return Status::error(std::string("output=") + nickOf(kGaborOutputs, output) +
+                             " needs orientations=1 (a bank outputs the maximum magnitude)");
+    if (!std::isfinite(gain) || gain < 0)
+        return Status::error("gain=" + formatNumber(gain) + " must be a finite number >= 0");
+    return {};
+}
+
+GaborMethod GaborSpec::resolvedMethod() const {
+    if (method != GaborMethod::Auto) return method;
+    return sigma < kAutoDirectBelowSigma ? GaborMethod::Direct : GaborMethod::Recursive;
+}
+
+Status EdgeSpec::validate() const {
+    if (Status s = checkSigma(sigma); !s) return s;
+    if (method == EdgeMethod::Gabor) {
+        if (Status s = checkWavelength(wavelength); !s) return s;
+        if (Status s = checkOrientations(orientations); !s) return s;
+    }
+    if (!std::isfinite(lowThreshold) || lowThreshold < 0)
+        return Status::error("low-threshold=" + formatNumber(lowThreshold) + " must be a finite number >= 0");
+    if (!std::isfinite(highThreshold) || highThreshold < 0)
+        return Status::error("high-threshold=" + formatNumber(highThreshold) + " must be a finite number >= 0");
+    if (lowThreshold > highThreshold)
+        return Status::error("low-threshold=" + formatNumber(lowThreshold) + " is above high-threshold=" +
+                             formatNumber(highThreshold));
+    return {};
+}
+
+GaborSpec EdgeSpec::bankMember(int k) const {
+    GaborSpec g;
+    g.sigma = sigma;
+    g.wavelength = wavelength;
+    g.orientation = 180.0 * k / orientations;
+    g.orientations = 1;
+    g.output = GaborOutput::Complex;
+    g.removeDc = true;
+    g.method = GaborMethod::Auto;
+    return g;
+}
+
+const char* stageName(const Stage& stage) {
+    struct V {
+        const char* operator()(const BlurSpec&) const { return "blur"; }
+        const char* operator()(const GaborSpec&) const { return "gabor"; }
+        const char* operator()(const EdgeSpec&) const { return "edges"; }
+    };
+    return std::visit(V{}, stage);
+}
+
+Status validateStage(const Stage& stage) {
+    return std::visit([](const auto& s) { return s.validate(); }, stage);
+}
+
+Encoding encodingOf(const Stage& stage) {
+    if (const auto* g = std::get_if<GaborSpec>(&stage)) {
+        switch (g->output) {
+        case GaborOutput::Real:
+        case GaborOutput::Imaginary: return {g->gain, 0.5};  // signed: zero maps to mid-grey
+        case GaborOutput::Phase: return {1.0 / (2.0 * std::numbers::pi), 0.5};  // [-pi, pi] -> [0, 1]
+        case GaborOutput::Magnitude:
+        case GaborOutput::Complex: return {g->gain, 0.0};  // complex: 8 bits carry the magnitude
+        }
+    }
+    if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
+        // Strength: the high threshold maps to mid-grey so a PNG shows what the thresholds see.
+        if (e->output == EdgeOutput::Strength && e->highThreshold > 0) return {0.5 / e->highThreshold, 0.0};
+    }
+    return {};
+}
+
+bool isComplexOutput(const Stage& stage) {
+    const auto* g = std::get_if<GaborSpec>(&stage);
+    return g && g->output == GaborOutput::Complex;
+}
+
+} // namespace striate

@@ -1,0 +1,140 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/status.h"
+
+namespace striate {
+
+// Limits shared by every front end (ALGORITHMS.md 1, issue 2). Named so the parser, the CLI
+// help and the GStreamer property ranges agree.
+inline constexpr double kMinSigma = 0.3;
+inline constexpr double kMaxSigma = 256.0;
+/// Young-van Vliet's q(sigma) (ALGORITHMS.md 2.3) is <= 0 below sigma ~0.43; the recursion is
+/// then no Gaussian at all, so method=recursive refuses sigma below this.
+inline constexpr double kMinRecursiveSigma = 0.5;
+inline constexpr double kMinWavelength = 2.0;
+inline constexpr int kMaxOrientations = 16;
+/// Box passes per axis for method=boxes (ALGORITHMS.md 2.2: n = 3..5, default 4).
+inline constexpr int kBoxPasses = 4;
+/// Below this sigma method=auto uses direct taps: the recursive shape error is 10% at sigma 2
+/// (ALGORITHMS.md 2.3), and direct taps are cheap there.
+inline constexpr double kAutoDirectBelowSigma = 3.0;
+
+enum class BlurMethod { Auto, Direct, Boxes, Recursive };
+enum class GaborMethod { Auto, Recursive, Direct };
+enum class GaborOutput { Magnitude, Real, Imaginary, Phase, Complex };
+enum class EdgeMethod { Canny, Gabor };
+enum class EdgeOutput { Edges, Strength, Overlay };
+
+/// One name/value pair of an enumeration: the chain syntax and the GStreamer enum nicks.
+template <class E>
+struct EnumName {
+    E value;
+    const char* nick;
+};
+
+inline constexpr EnumName<BlurMethod> kBlurMethods[] = {
+    {BlurMethod::Auto, "auto"}, {BlurMethod::Direct, "direct"},
+    {BlurMethod::Boxes, "boxes"}, {BlurMethod::Recursive, "recursive"}};
+inline constexpr EnumName<GaborMethod> kGaborMethods[] = {
+    {GaborMethod::Auto, "auto"}, {GaborMethod::Recursive, "recursive"}, {GaborMethod::Direct, "direct"}};
+inline constexpr EnumName<GaborOutput> kGaborOutputs[] = {
+    {GaborOutput::Magnitude, "magnitude"}, {GaborOutput::Real, "real"},
+    {GaborOutput::Imaginary, "imaginary"}, {GaborOutput::Phase, "phase"},
+    {GaborOutput::Complex, "complex"}};
+inline constexpr EnumName<EdgeMethod> kEdgeMethods[] = {{EdgeMethod::Canny, "canny"},
+                                                        {EdgeMethod::Gabor, "gabor"}};
+inline constexpr EnumName<EdgeOutput> kEdgeOutputs[] = {
+    {EdgeOutput::Edges, "edges"}, {EdgeOutput::Strength, "strength"}, {EdgeOutput::Overlay, "overlay"}};
+
+template <class E, std::size_t N>
+const char* nickOf(const EnumName<E> (&table)[N], E value) {
+    for (const auto& e : table)
+        if (e.value == value) return e.nick;
+    return "?";
+}
+
+template <class E, std::size_t N>
+std::optional<E> fromNick(const EnumName<E> (&table)[N], std::string_view nick) {
+    for (const auto& e : table)
+        if (nick == e.nick) return e.value;
+    return std::nullopt;
+}
+
+/// Gaussian blur (ALGORITHMS.md 1-2).
+struct BlurSpec {
+    double sigma = 2.0;
+    BlurMethod method = BlurMethod::Auto;
+
+    Status validate() const;
+    /// The method that actually runs: auto resolved by sigma.
+    BlurMethod resolvedMethod() const;
+};
+
+/// Gabor filter or orientation bank (ALGORITHMS.md 3).
+struct GaborSpec {
+    double sigma = 4.0;
+    double wavelength = 8.0;
+    double orientation = 0.0;  ///< degrees from the x axis toward +y
+    int orientations = 1;      ///< bank size; > 1 outputs the maximum magnitude
+    GaborOutput output = GaborOutput::Magnitude;
+    bool removeDc = true;
+    double gain = 1.0;
+    GaborMethod method = GaborMethod::Auto;
+
+    Status validate() const;
+    GaborMethod resolvedMethod() const;
+    /// Orientation of bank member k in degrees: orientation + 180 k / orientations.
+    double orientationOf(int k) const { return orientation + 180.0 * k / orientations; }
+};
+
+/// Edge detection (ALGORITHMS.md 4). Thresholds are in gradient units of the normalised image
+/// (canny) or in Gabor energy units (gabor).
+struct EdgeSpec {
+    EdgeMethod method = EdgeMethod::Canny;
+    double sigma = 1.4;
+    double wavelength = 4.0;  ///< gabor method only
+    int orientations = 6;     ///< gabor method only
+    double lowThreshold = 0.03;
+    double highThreshold = 0.08;
+    EdgeOutput output = EdgeOutput::Edges;
+
+    Status validate() const;
+    /// The smoothing stage of canny.
+    BlurSpec smoothing() const { return BlurSpec{sigma, BlurMethod::Auto}; }
+    /// Bank member k of the gabor method: DC-free complex response at 180 k / N degrees.
+    GaborSpec bankMember(int k) const;
+    /// Non-maximum suppression sector of bank member k: its orientation rounded to 45 degrees.
+    int bankSector(int k) const { return static_cast<int>((8 * k + orientations) / (2 * orientations)) % 4; }
+};
+
+/// Gradient direction sectors of non-maximum suppression (ALGORITHMS.md 4.1). Sector s compares a
+/// pixel with its neighbours at -/+ kSectorStep[s]: 0 along x, 1 along (1,1), 2 along y, 3 along (-1,1).
+inline constexpr int kSectorStep[4][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}};
+/// tan(22.5 deg) and tan(67.5 deg): the sector boundaries for a gradient (gx, gy).
+inline constexpr double kTan22_5 = 0.41421356237309503;
+inline constexpr double kTan67_5 = 2.4142135623730949;
+
+/// Affine map from a stage's real output to 8 bits: u8 = clamp(round((offset + scale * v) * 255)).
+/// ALGORITHMS.md 0 gives scale = gain, offset = 0; signed outputs say otherwise (docs/algorithms.md).
+struct Encoding {
+    double scale = 1.0;
+    double offset = 0.0;
+};
+
+using Stage = std::variant<BlurSpec, GaborSpec, EdgeSpec>;
+
+/// The stage's name in the chain syntax ("blur", "gabor", "edges").
+const char* stageName(const Stage& stage);
+Status validateStage(const Stage& stage);
+/// How the stage's real output maps to 8 bits.
+Encoding encodingOf(const Stage& stage);
+/// True when the stage's output is complex (gabor output=complex).
+bool isComplexOutput(const Stage& stage);
+
+} // namespace striate

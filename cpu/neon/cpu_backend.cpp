@@ -1,0 +1,303 @@
+#include "cpu/neon/cpu_backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cpu/neon/lines.h"
+#include "cpu/neon/neon.h"
+
+namespace striate::cpu {
+namespace {
+
+int groups(int n) { return (n + kLanes - 1) / kLanes; }
+
+/// Magnitude of four (re, im) lanes at a time over a block.
+void magnitudeBlock(const float* re, const float* im, float* out, int n) {
+    for (int i = 0; i < n * kLanes; i += 4) {
+        const float32x4_t r = vld1q_f32(re + i), m = vld1q_f32(im + i);
+        vst1q_f32(out + i, sqrtq(vaddq_f32(vmulq_f32(r, r), vmulq_f32(m, m))));
+    }
+}
+
+} // namespace
+
+CpuBackend::CpuBackend(int threads) : pool_(threads > 0 ? threads : defaultThreadCount()) {}
+CpuBackend::~CpuBackend() = default;
+
+Status CpuBackend::validate(const Chain& chain, const FrameFormat& format) const {
+    if (Status s = chain.validate(); !s) return s;
+    return validateFrameFormat(format);
+}
+
+Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
+    if (Status s = validate(chain, format); !s) return s;
+    chain_ = chain;
+    format_ = format;
+    plans_.clear();
+    for (const Stage& st : chain.stages) plans_.push_back(planStage(st));
+    const int W = format.width, H = format.height;
+    const std::size_t blockSize = static_cast<std::size_t>(std::max(W, H)) * kLanes;
+    scratch_.assign(pool_.size(), Scratch{});
+    for (Scratch& s : scratch_)
+        for (auto& b : s.block) b.assign(blockSize, 0.0f);
+    for (Image<float>* p : {&stageOut_[0], &stageOut_[1], &rowPass_, &re_, &im_, &gauss_, &strength_}) p->reset(W, H);
+    sector_.reset(W, H);
+    class_.reset(W, H);
+    if (chain.complexOutput()) complex_.reset(W, H);
+    stack_.clear();
+    stack_.reserve(static_cast<std::size_t>(W) * H);
+    return {};
+}
+
+std::vector<std::string> CpuBackend::kernels() const {
+    std::vector<std::string> names;
+    for (const auto& p : plans_) names.push_back(p.kernel);
+    return names;
+}
+
+template <class Src>
+void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out) {
+    // Runs the plan's 1D filter along a block of n samples; returns the block holding the result.
+    auto filter = [&plan](Scratch& s, int n) -> float* {
+        float* a = s.block[0].data();
+        float* b = s.block[1].data();
+        switch (plan.method) {
+        case BlurMethod::Direct: firBlock(a, b, n, plan.taps); return b;
+        case BlurMethod::Boxes:
+            for (int p = 0; p < kBoxPasses; ++p) {
+                boxBlock(a, b, n, plan.box);
+                std::swap(a, b);
+            }
+            return a;
+        case BlurMethod::Recursive:
+        case BlurMethod::Auto: recursiveBlock(a, n, plan.recursive); return a;
+        }
+        return a;
+    };
+    const int W = in.width, H = in.height;
+    pool_.parallelFor(groups(H), [&](int g, int worker) {
+        Scratch& s = scratch_[worker];
+        gatherRows(in, g * kLanes, s.block[0].data());
+        scatterRows(filter(s, W), g * kLanes, rowPass_.view());
+    });
+    pool_.parallelFor(groups(W), [&](int g, int worker) {
+        Scratch& s = scratch_[worker];
+        gatherColumns(ImageView<const float>(rowPass_.view()), g * kLanes, s.block[0].data());
+        scatterColumns(filter(s, H), g * kLanes, out);
+    });
+}
+
+template <class Src>
+void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out) {
+    const int W = in.width, H = in.height;
+    if (plan.removeDc) blur(plan.dcBlur, in, gauss_.view());
+    for (std::size_t k = 0; k < plan.bank.size(); ++k) {
+        const GaborOrientationPlan& o = plan.bank[k];
+        pool_.parallelFor(groups(H), [&](int g, int worker) {
+            Scratch& s = scratch_[worker];
+            float* x = s.block[0].data();
+            gatherRows(in, g * kLanes, x);
+            float *re = x, *im = s.block[1].data();
+            if (plan.recursive) {
+                recursiveComplexBlock(re, im, W, o.x, true);
+            } else {
+                re = s.block[2].data();
+                firGaborRealBlock(x, re, im, W, o.tx);
+            }
+            scatterRows(re, g * kLanes, re_.view());
+            scatterRows(im, g * kLanes, im_.view());
+        });
+        pool_.parallelFor(groups(W), [&](int g, int worker) {
+            Scratch& s = scratch_[worker];
+            const int c0 = g * kLanes;
+            float *re = s.block[0].data(), *im = s.block[1].data();
+            gatherColumns(ImageView<const float>(re_.view()), c0, re);
+            gatherColumns(ImageView<const float>(im_.view()), c0, im);
+            if (plan.recursive) {
+                recursiveComplexBlock(re, im, H, o.y, false);
+            } else {
+                float *r2 = s.block[2].data(), *i2 = s.block[3].data();
+                firGaborComplexBlock(re, im, r2, i2, H, o.ty);
+                re = r2;
+                im = i2;
+            }
+            if (plan.removeDc) {
+                float* gsum = s.block[4].data();
+                gatherColumns(ImageView<const float>(gauss_.view()), c0, gsum);
+                for (int i = 0; i < H * kLanes; i += 4)
+                    vst1q_f32(re + i, vmlsq_n_f32(vld1q_f32(re + i), vld1q_f32(gsum + i), o.dcGain));
+            }
+            float* result = s.block[4].data();
+            switch (plan.sink) {
+            case GaborSink::Real: scatterColumns(re, c0, out); return;
+            case GaborSink::Imaginary: scatterColumns(im, c0, out); return;
+            case GaborSink::Phase:
+                for (int i = 0; i < H * kLanes; ++i) result[i] = std::atan2(im[i], re[i]);
+                scatterColumns(result, c0, out);
+                return;
+            case GaborSink::Complex:
+                scatterColumns(re, c0, re_.view());
+                scatterColumns(im, c0, im_.view());
+                magnitudeBlock(re, im, result, H);
+                scatterColumns(result, c0, out);
+                return;
+            case GaborSink::Magnitude:
+                magnitudeBlock(re, im, result, H);
+                scatterColumns(result, c0, out);
+                return;
+            case GaborSink::MaxMagnitude:
+            case GaborSink::MaxEnergy: break;
+            }
+            magnitudeBlock(re, im, result, H);
+            const int valid = std::min(kLanes, W - c0);
+            for (int y = 0; y < H; ++y) {
+                float* dst = out.row(y) + c0;
+                const float* m = result + static_cast<std::ptrdiff_t>(y) * kLanes;
+                std::uint8_t* sec = sector_.row(y) + c0;
+                for (int l = 0; l < valid; ++l)
+                    if (k == 0 || m[l] > dst[l]) {
+                        dst[l] = m[l];
+                        sec[l] = o.sector;
+                    }
+            }
+        });
+    }
+}
+
+void CpuBackend::gradient(ImageView<const float> s) {
+    const int W = s.width, H = s.height;
+    const float t1 = static_cast<float>(kTan22_5), t2 = static_cast<float>(kTan67_5);
+    pool_.parallelFor(groups(H), [&](int g, int) {
+        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
+            const float* up = s.row(std::max(y - 1, 0));
+            const float* mid = s.row(y);
+            const float* dn = s.row(std::min(y + 1, H - 1));
+            float* m = strength_.row(y);
+            std::uint8_t* sec = sector_.row(y);
+            auto scalar = [&](int x) {
+                const float gx = (mid[std::min(x + 1, W - 1)] - mid[std::max(x - 1, 0)]) * 0.5f;
+                const float gy = (dn[x] - up[x]) * 0.5f;
+                m[x] = std::sqrt(gx * gx + gy * gy);
+                const float ax = std::abs(gx), ay = std::abs(gy);
+                sec[x] = ay <= t1 * ax ? 0 : ay > t2 * ax ? 2 : ((gx > 0) == (gy > 0) ? 1 : 3);
+            };
+            int x = 0;
+            if (W > 0) scalar(x++);
+            const float32x4_t half = vdupq_n_f32(0.5f), zero = vdupq_n_f32(0.0f);
+            for (; x + 4 <= W - 1; x += 4) {
+                const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
+                const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
+                vst1q_f32(m + x, sqrtq(vaddq_f32(vmulq_f32(gx, gx), vmulq_f32(gy, gy))));
+                const float32x4_t ax = vabsq_f32(gx), ay = vabsq_f32(gy);
+                const uint32x4_t isX = vcleq_f32(ay, vmulq_n_f32(ax, t1));
+                const uint32x4_t isY = vcgtq_f32(ay, vmulq_n_f32(ax, t2));
+                const uint32x4_t diag = vceqq_u32(vcgtq_f32(gx, zero), vcgtq_f32(gy, zero));
+                uint32x4_t code = vbslq_u32(diag, vdupq_n_u32(1), vdupq_n_u32(3));
+                code = vbslq_u32(isY, vdupq_n_u32(2), code);
+                code = vbslq_u32(isX, vdupq_n_u32(0), code);
+                std::uint32_t lanes[4];
+                vst1q_u32(lanes, code);
+                for (int j = 0; j < 4; ++j) sec[x + j] = static_cast<std::uint8_t>(lanes[j]);
+            }
+            for (; x < W; ++x) scalar(x);
+        }
+    });
+}
+
+void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
+    const int W = format_.width, H = format_.height;
+    const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
+    // 0: none, 1: weak, 2: strong, 3: edge (reached from a strong pixel)
+    pool_.parallelFor(groups(H), [&](int g, int) {
+        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
+            const float* rows[3] = {strength_.row(std::max(y - 1, 0)), strength_.row(y),
+                                    strength_.row(std::min(y + 1, H - 1))};
+            const std::uint8_t* sec = sector_.row(y);
+            std::uint8_t* cls = class_.row(y);
+            for (int x = 0; x < W; ++x) {
+                const int dx = kSectorStep[sec[x]][0], dy = kSectorStep[sec[x]][1];
+                const float v = rows[1][x];
+                const float before = rows[1 - dy][std::clamp(x - dx, 0, W - 1)];
+                const float after = rows[1 + dy][std::clamp(x + dx, 0, W - 1)];
+                const bool max = v > before && v >= after;
+                cls[x] = !max ? 0 : v >= high ? 2 : v >= low ? 1 : 0;
+            }
+        }
+    });
+    const std::ptrdiff_t stride = class_.stride();
+    std::uint8_t* c = class_.data();
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            if (c[y * stride + x] != 2) continue;
+            c[y * stride + x] = 3;
+            stack_.push_back(y * W + x);
+            while (!stack_.empty()) {
+                const int p = stack_.back();
+                stack_.pop_back();
+                const int px = p % W, py = p / W;
+                for (int ny = std::max(py - 1, 0); ny <= std::min(py + 1, H - 1); ++ny)
+                    for (int nx = std::max(px - 1, 0); nx <= std::min(px + 1, W - 1); ++nx) {
+                        std::uint8_t& n = c[ny * stride + nx];
+                        if (n == 1 || n == 2) {
+                            n = 3;
+                            stack_.push_back(ny * W + nx);
+                        }
+                    }
+            }
+        }
+}
+
+template <class Src>
+void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out) {
+    const Stage& stage = chain_.stages[index];
+    const StagePlan& plan = plans_[index];
+    if (std::holds_alternative<BlurSpec>(stage)) {
+        blur(plan.blur, in, out);
+    } else if (std::holds_alternative<GaborSpec>(stage)) {
+        gabor(plan.gabor, in, out);
+    } else if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
+        if (e->method == EdgeMethod::Canny) {
+            blur(plan.blur, in, gauss_.view());
+            gradient(gauss_.view());
+        } else {
+            gabor(plan.gabor, in, strength_.view());
+        }
+        suppressAndTrace(*e);
+        const int W = in.width, H = in.height;
+        pool_.parallelFor(groups(H), [&](int g, int) {
+            for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
+                const std::uint8_t* cls = class_.row(y);
+                float* o = out.row(y);
+                switch (e->output) {
+                case EdgeOutput::Strength: std::copy(strength_.row(y), strength_.row(y) + W, o); break;
+                case EdgeOutput::Edges:
+                    for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : 0.0f;
+                    break;
+                case EdgeOutput::Overlay:
+                    for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : loadScalar(in.row(y) + x);
+                    break;
+                }
+            }
+        });
+    }
+}
+
+Status CpuBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out) {
+    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
+    for (std::size_t i = 0; i < chain_.stages.size(); ++i) {
+        ImageView<float> dst = stageOut_[i % 2].view();
+        if (i == 0) runStage(i, luma, dst);
+        else runStage(i, ImageView<const float>(stageOut_[(i - 1) % 2].view()), dst);
+    }
+    *out = ChainOutput{};
+    out->real = stageOut_[(chain_.stages.size() - 1) % 2].view();
+    if (chain_.complexOutput()) {
+        for (int y = 0; y < format_.height; ++y)
+            for (int x = 0; x < format_.width; ++x) complex_.at(x, y) = Complex32(re_.at(x, y), im_.at(x, y));
+        out->complex = true;
+        out->complexPlane = complex_.view();
+    }
+    return {};
+}
+
+} // namespace striate::cpu

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/image.h"
+#include "cpu/neon/plan.h"
+#include "cpu/neon/thread_pool.h"
+
+namespace striate::cpu {
+
+/// The multi-threaded NEON backend (SIMDe on non-ARM hosts). configure() computes every
+/// coefficient and sizes every plane and per-thread block; process() then runs without allocating.
+class CpuBackend final : public Backend {
+public:
+    /// threads <= 0: one per hardware thread.
+    explicit CpuBackend(int threads = 0);
+    ~CpuBackend() override;
+
+    const char* name() const override { return "cpu"; }
+    Status validate(const Chain& chain, const FrameFormat& format) const override;
+    Status configure(const Chain& chain, const FrameFormat& format) override;
+    Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
+
+    /// The kernel chosen for each configured stage, in order ("blur.recursive.yvv3", ...).
+    std::vector<std::string> kernels() const;
+    int threads() const { return pool_.size(); }
+
+private:
+    struct Scratch {
+        std::vector<float> block[5];
+    };
+    template <class Src>
+    void runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out);
+    template <class Src>
+    void blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out);
+    template <class Src>
+    void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
+    void gradient(ImageView<const float> smoothed);
+    void suppressAndTrace(const EdgeSpec& spec);
+
+    ThreadPool pool_;
+    Chain chain_;
+    FrameFormat format_;
+    std::vector<StagePlan> plans_;
+    std::vector<Scratch> scratch_;  // one per worker thread
+    Image<float> stageOut_[2];
+    Image<float> rowPass_, re_, im_, gauss_, strength_;
+    Image<std::uint8_t> sector_, class_;
+    Image<Complex32> complex_;
+    std::vector<std::int32_t> stack_;
+};
+
+} // namespace striate::cpu

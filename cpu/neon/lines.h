@@ -1,0 +1,63 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/coefficients.h"
+#include "core/image.h"
+
+/// The line engine of the cpu backend. Every 1D filter runs along a *block*: kLanes lines of one
+/// plane stored interleaved, sample i of lane l at block[i * kLanes + l]. A horizontal pass gathers
+/// kLanes rows by 4x4 transposes; a vertical pass copies a kLanes-wide column strip. Each kernel is
+/// then written once, runs along the block with four NEON vectors per sample (one per four lanes,
+/// so the recursions are vectorised across rows or columns as DESIGN.md asks), and the block stays
+/// in cache (16 lanes x 1920 samples = 120 KiB).
+namespace striate::cpu {
+
+inline constexpr int kLanes = 16;
+
+/// Copies lanes [first, first + count) of a plane into a block: rows (horizontal pass) or
+/// columns (vertical pass). Lanes past the plane's edge repeat its last row or column.
+void gatherRows(ImageView<const float> src, int firstRow, float* block);
+void gatherRows(ImageView<const std::uint8_t> src, int firstRow, float* block);
+void gatherColumns(ImageView<const float> src, int firstColumn, float* block);
+void gatherColumns(ImageView<const std::uint8_t> src, int firstColumn, float* block);
+/// Writes the lanes of a block that lie inside the plane back to it.
+void scatterRows(const float* block, int firstRow, ImageView<float> dst);
+void scatterColumns(const float* block, int firstColumn, ImageView<float> dst);
+
+/// Sampled Gaussian FIR, symmetric taps (taps[0..R]), replicate borders: out = sum in[i-t] g[|t|].
+void firBlock(const float* in, float* out, int n, const std::vector<float>& taps);
+
+/// Direct Gabor taps along one axis: c[t] = g[t] cos(w t), s[t] = g[t] sin(w t), t = 0..R.
+struct GaborTaps {
+    std::vector<float> c;
+    std::vector<float> s;
+};
+GaborTaps gaborTapsFloat(double sigma, double w);
+/// Complex FIR of a real block (horizontal Gabor pass): (re, im) = sum in[i-t] (c + i s)[t].
+void firGaborRealBlock(const float* in, float* re, float* im, int n, const GaborTaps& taps);
+/// Complex FIR of a complex block (vertical Gabor pass), in place.
+void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float* im, int n, const GaborTaps& taps);
+
+/// One extended box pass (ALGORITHMS.md 2.2) by running sums.
+void boxBlock(const float* in, float* out, int n, const ExtendedBox& box);
+
+/// Young-van Vliet coefficients in float for the kernels; complex where modulated.
+struct RecursiveFloat {
+    float B;
+    float ar[3], ai[3];  ///< forward a_k^f (real, imaginary)
+    float br[3], bi[3];  ///< backward a_k^b
+    float fgr, fgi;      ///< forward gain
+    float bgr, bgi;      ///< backward gain
+    float mr[3][3], mi[3][3];  ///< border matrix
+};
+RecursiveFloat recursiveFloat(const Recursive3& r);
+/// Recursive Gaussian along a block, in place, exact replicate borders (imaginary parts unused).
+void recursiveBlock(float* data, int n, const RecursiveFloat& f);
+/// Recursive Gabor along a block: complex in place; `im` holds zeros or the imaginary input.
+/// With realInput the imaginary input is taken as zero and `im` need not be initialised.
+void recursiveComplexBlock(float* re, float* im, int n, const RecursiveFloat& f, bool realInput);
+
+} // namespace striate::cpu

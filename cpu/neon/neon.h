@@ -1,0 +1,75 @@
+#pragma once
+
+// NEON intrinsics: native on ARM, translated by SIMDe elsewhere (DESIGN.md, cpu/).
+#if defined(__aarch64__) || defined(__arm__)
+#if !defined(__ARM_NEON)
+#error "striate's cpu backend needs NEON: on armhf build with -mfpu=neon-vfpv4 (toolchains/rpi-armhf.cmake)"
+#endif
+#include <arm_neon.h>
+#define STRIATE_NEON_NATIVE 1
+#else
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/arm/neon.h>
+#define STRIATE_NEON_NATIVE 0
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace striate::cpu {
+
+/// The name of the SIMD path this build runs ("neon-a64", "neon-a32" or "neon-simde").
+constexpr const char* simdPathName() {
+#if defined(__aarch64__)
+    return "neon-a64";
+#elif defined(__arm__)
+    return "neon-a32";
+#else
+    return "neon-simde";
+#endif
+}
+
+inline float32x4_t loadLane4(const float* p) { return vld1q_f32(p); }
+
+/// Four 8-bit samples widened to float and scaled to the unit range.
+inline float32x4_t loadLane4(const std::uint8_t* p) {
+    std::uint32_t w;
+    std::memcpy(&w, p, 4);
+    const uint16x8_t h = vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(w)));
+    return vmulq_n_f32(vcvtq_f32_u32(vmovl_u16(vget_low_u16(h))), 1.0f / 255.0f);
+}
+
+inline float loadScalar(const float* p) { return *p; }
+inline float loadScalar(const std::uint8_t* p) { return *p * (1.0f / 255.0f); }
+
+/// Square root of four lanes. A64 has it; A32 NEON and SIMDe 0.7.4 do not, so A32 refines the
+/// reciprocal estimate (two Newton steps: 23 bits) and SIMDe calls the scalar routine per lane.
+inline float32x4_t sqrtq(float32x4_t x) {
+#if defined(__aarch64__)
+    return vsqrtq_f32(x);
+#elif defined(__arm__)
+    float32x4_t r = vrsqrteq_f32(x);
+    r = vmulq_f32(r, vrsqrtsq_f32(vmulq_f32(x, r), r));
+    r = vmulq_f32(r, vrsqrtsq_f32(vmulq_f32(x, r), r));
+    const float32x4_t s = vmulq_f32(x, r);
+    return vbslq_f32(vceqq_f32(x, vdupq_n_f32(0.0f)), vdupq_n_f32(0.0f), s);
+#else
+    float v[4];
+    vst1q_f32(v, x);
+    for (float& e : v) e = std::sqrt(e);
+    return vld1q_f32(v);
+#endif
+}
+
+/// Transposes a 4x4 block held as four row vectors.
+inline void transpose4(float32x4_t& r0, float32x4_t& r1, float32x4_t& r2, float32x4_t& r3) {
+    const float32x4x2_t a = vtrnq_f32(r0, r1);
+    const float32x4x2_t b = vtrnq_f32(r2, r3);
+    r0 = vcombine_f32(vget_low_f32(a.val[0]), vget_low_f32(b.val[0]));
+    r1 = vcombine_f32(vget_low_f32(a.val[1]), vget_low_f32(b.val[1]));
+    r2 = vcombine_f32(vget_high_f32(a.val[0]), vget_high_f32(b.val[0]));
+    r3 = vcombine_f32(vget_high_f32(a.val[1]), vget_high_f32(b.val[1]));
+}
+
+} // namespace striate::cpu

@@ -1,0 +1,119 @@
+#include "cpu/neon/plan.h"
+
+#include <variant>
+
+#include "core/coefficients.h"
+
+namespace striate::cpu {
+
+BlurPlan planBlur(const BlurSpec& spec) {
+    BlurPlan p;
+    p.method = spec.resolvedMethod();
+    switch (p.method) {
+    case BlurMethod::Direct:
+        for (double t : gaussianTaps(spec.sigma)) p.taps.push_back(static_cast<float>(t));
+        break;
+    case BlurMethod::Boxes: p.box = extendedBox(spec.sigma, kBoxPasses); break;
+    case BlurMethod::Recursive:
+    case BlurMethod::Auto: p.recursive = recursiveFloat(recursive3(spec.sigma, 0)); break;
+    }
+    return p;
+}
+
+namespace {
+
+GaborPlan planBank(const GaborSpec& spec, const std::vector<double>& orientations) {
+    GaborPlan p;
+    p.recursive = spec.resolvedMethod() == GaborMethod::Recursive;
+    p.removeDc = spec.removeDc;
+    p.dcBlur = planBlur(BlurSpec{spec.sigma, p.recursive ? BlurMethod::Recursive : BlurMethod::Direct});
+    for (double theta : orientations) {
+        const AxisFrequencies w = axisFrequencies(spec.wavelength, theta);
+        GaborOrientationPlan o;
+        if (p.recursive) {
+            o.x = recursiveFloat(recursive3(spec.sigma, w.wx));
+            o.y = recursiveFloat(recursive3(spec.sigma, w.wy));
+        } else {
+            o.tx = gaborTapsFloat(spec.sigma, w.wx);
+            o.ty = gaborTapsFloat(spec.sigma, w.wy);
+        }
+        if (spec.removeDc)
+            o.dcGain = static_cast<float>(gaborAxisDcGain(spec.sigma, w.wx, p.recursive) *
+                                          gaborAxisDcGain(spec.sigma, w.wy, p.recursive));
+        p.bank.push_back(o);
+    }
+    return p;
+}
+
+} // namespace
+
+GaborPlan planGabor(const GaborSpec& spec) {
+    std::vector<double> thetas;
+    for (int k = 0; k < spec.orientations; ++k) thetas.push_back(spec.orientationOf(k));
+    GaborPlan p = planBank(spec, thetas);
+    if (spec.orientations > 1) {
+        p.sink = GaborSink::MaxMagnitude;
+    } else {
+        switch (spec.output) {
+        case GaborOutput::Magnitude: p.sink = GaborSink::Magnitude; break;
+        case GaborOutput::Real: p.sink = GaborSink::Real; break;
+        case GaborOutput::Imaginary: p.sink = GaborSink::Imaginary; break;
+        case GaborOutput::Phase: p.sink = GaborSink::Phase; break;
+        case GaborOutput::Complex: p.sink = GaborSink::Complex; break;
+        }
+    }
+    return p;
+}
+
+GaborPlan planEdgeBank(const EdgeSpec& spec) {
+    std::vector<double> thetas;
+    for (int k = 0; k < spec.orientations; ++k) thetas.push_back(spec.bankMember(k).orientation);
+    GaborPlan p = planBank(spec.bankMember(0), thetas);
+    p.sink = GaborSink::MaxEnergy;
+    for (int k = 0; k < spec.orientations; ++k) p.bank[k].sector = static_cast<std::uint8_t>(spec.bankSector(k));
+    return p;
+}
+
+namespace {
+
+/// The cpu kernels, most specialised first (STYLE.md 2): the first entry whose selector accepts a
+/// stage runs it, and its name is what logs and --explain show.
+struct KernelEntry {
+    const char* name;
+    bool (*selects)(const Stage&);
+};
+
+template <class S>
+const S* as(const Stage& s) {
+    return std::get_if<S>(&s);
+}
+
+constexpr KernelEntry kKernels[] = {
+    {"blur.direct.fir-symmetric", [](const Stage& s) { auto b = as<BlurSpec>(s); return b && b->resolvedMethod() == BlurMethod::Direct; }},
+    {"blur.boxes.running-sum-x4", [](const Stage& s) { auto b = as<BlurSpec>(s); return b && b->resolvedMethod() == BlurMethod::Boxes; }},
+    {"blur.recursive.yvv3", [](const Stage& s) { auto b = as<BlurSpec>(s); return b && b->resolvedMethod() == BlurMethod::Recursive; }},
+    {"gabor.recursive.yvv3-complex", [](const Stage& s) { auto g = as<GaborSpec>(s); return g && g->resolvedMethod() == GaborMethod::Recursive; }},
+    {"gabor.direct.fir-complex", [](const Stage& s) { auto g = as<GaborSpec>(s); return g && g->resolvedMethod() == GaborMethod::Direct; }},
+    {"edges.canny.fir-nms-hysteresis", [](const Stage& s) { auto e = as<EdgeSpec>(s); return e && e->method == EdgeMethod::Canny; }},
+    {"edges.gabor-energy.bank-nms-hysteresis", [](const Stage& s) { auto e = as<EdgeSpec>(s); return e && e->method == EdgeMethod::Gabor; }},
+};
+
+} // namespace
+
+StagePlan planStage(const Stage& stage) {
+    StagePlan p;
+    for (const auto& k : kKernels)
+        if (k.selects(stage)) {
+            p.kernel = k.name;
+            break;
+        }
+    if (const auto* b = std::get_if<BlurSpec>(&stage)) p.blur = planBlur(*b);
+    if (const auto* g = std::get_if<GaborSpec>(&stage)) p.gabor = planGabor(*g);
+    if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
+        if (e->method == EdgeMethod::Canny) p.blur = planBlur(e->smoothing());
+        else p.gabor = planEdgeBank(*e);
+    }
+    return p;
+}
+
+} // namespace striate::cpu

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/spec.h"
+#include "cpu/neon/lines.h"
+
+namespace striate::cpu {
+
+/// Coefficients of one Gaussian blur, computed at configure time.
+struct BlurPlan {
+    BlurMethod method = BlurMethod::Direct;
+    std::vector<float> taps;  // direct
+    ExtendedBox box;          // boxes
+    RecursiveFloat recursive{};
+};
+BlurPlan planBlur(const BlurSpec& spec);
+
+/// What the vertical Gabor pass writes.
+enum class GaborSink {
+    Magnitude,
+    Real,
+    Imaginary,
+    Phase,
+    Complex,       ///< real and imaginary planes kept for the interleaved output
+    MaxMagnitude,  ///< bank: running maximum of magnitudes
+    MaxEnergy,     ///< edge bank: running maximum and the winner's NMS sector
+};
+
+struct GaborOrientationPlan {
+    RecursiveFloat x{}, y{};  // recursive
+    GaborTaps tx, ty;         // direct
+    float dcGain = 0;         // K_x K_y when the DC is removed, else 0
+    std::uint8_t sector = 0;  // edge bank: NMS sector of this orientation
+};
+
+struct GaborPlan {
+    bool recursive = false;
+    bool removeDc = false;
+    BlurPlan dcBlur;  // the Gaussian whose K-weighted copy is subtracted
+    GaborSink sink = GaborSink::Magnitude;
+    std::vector<GaborOrientationPlan> bank;
+};
+GaborPlan planGabor(const GaborSpec& spec);
+GaborPlan planEdgeBank(const EdgeSpec& spec);
+
+/// Everything one stage needs at process time, and the name of the kernel that runs it.
+struct StagePlan {
+    std::string kernel;
+    BlurPlan blur;    // blur stage, or canny smoothing
+    GaborPlan gabor;  // gabor stage, or gabor-energy edges
+};
+StagePlan planStage(const Stage& stage);
+
+} // namespace striate::cpu

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace striate::cpu {
+
+/// A fixed set of worker threads that run one parallel loop at a time. The calling thread takes
+/// part as worker 0, so a pool of one thread runs everything inline. Workers are created once and
+/// reused for every frame.
+class ThreadPool {
+public:
+    explicit ThreadPool(int threads);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+    /// Calls fn(index, worker) for index in [0, count); `worker` in [0, size()) names the thread,
+    /// so callers can give each thread its own scratch memory. Returns when all calls are done.
+    void parallelFor(int count, const std::function<void(int index, int worker)>& fn);
+
+private:
+    void workerLoop(int worker);
+    void runItems(int worker);
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    const std::function<void(int, int)>* job_ = nullptr;
+    int count_ = 0;
+    int next_ = 0;
+    int busy_ = 0;
+    unsigned generation_ = 0;
+    bool stop_ = false;
+};
+
+/// Threads to use when the caller does not say: the machine's hardware threads.
+int defaultThreadCount();
+
+} // namespace striate::cpu

@@ -1,0 +1,207 @@
+// striate: the command-line tool (DESIGN.md "Command-line tool").
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "board/backend_choice.h"
+#include "core/backend.h"
+#include "core/chain.h"
+#include "cpu/neon/cpu_backend.h"
+#include "cpu/neon/neon.h"
+#include "tools/io/image_io.h"
+#include "tools/io/npy.h"
+
+namespace {
+
+using namespace striate;
+
+constexpr int kUsageError = 2;
+
+const char* kMainHelp = R"(striate: vision filters (Gaussian blur, Gabor, edges) for camera boards
+
+usage: striate <command> [options]
+
+commands:
+  filter IN OUT --chain "..."   filter an image file (see striate filter --help)
+  bench [options]               time the cpu backend against OpenCV (see striate bench --help)
+  help                          this text
+
+options:
+  -h, --help     this text
+  --version      print the version
+)";
+
+const char* kFilterHelp = R"(usage: striate filter IN OUT --chain "STAGE ! STAGE ..." [options]
+
+Reads IN (PNG, JPEG, PGM or PPM; colour becomes BT.601 luma), runs the chain, and writes the
+result as 8-bit grey to OUT (.png or .pgm).
+
+options:
+  --chain TEXT      the stages, separated by '!', e.g.
+                    "blur sigma=2 ! gabor sigma=4 wavelength=10 orientation=30"
+  --backend NAME    auto (default), cpu or reference
+  --raw FILE.npy    also write the float32 result in the unit of ALGORITHMS.md 0
+                    (H x W, or H x W x 2 for gabor output=complex)
+  --threads N       cpu backend threads (default: one per hardware thread)
+  --explain         print the parsed chain and the kernels that run it
+  -h, --help        this text
+
+stages and parameters (names and values as the GStreamer element properties):
+  blur   sigma=[0.3..256] (2) method=auto|direct|boxes|recursive (auto)
+  gabor  sigma (4) wavelength=[>=2] (8) orientation=DEG (0) orientations=[1..16] (1)
+         output=magnitude|real|imaginary|phase|complex (magnitude) remove-dc=true|false (true)
+         gain=[>=0] (1) method=auto|recursive|direct (auto)
+  edges  method=canny|gabor (canny) sigma (1.4) wavelength (4) orientations (6)
+         low-threshold (0.03) high-threshold (0.08) output=edges|strength|overlay (edges)
+  method=recursive needs sigma >= 0.5; auto picks direct below sigma 3, recursive above.
+
+8-bit output: round(255 * (offset + scale * value)) clamped to 0..255, where scale is the gain
+(1 for blur and edges), offset 0.5 for real and imaginary, phase maps [-pi, pi] to [0, 255], and
+edge strength maps high-threshold to 128.
+
+exit status: 0 on success, 2 on a usage or input error (one line on stderr), 1 otherwise.
+)";
+
+int usageError(const std::string& message) {
+    std::fprintf(stderr, "striate: error: %s\n", message.c_str());
+    return kUsageError;
+}
+
+std::uint8_t encode(float v, const Encoding& e) {
+    const double u = std::round((e.offset + e.scale * v) * 255.0);
+    if (!(u > 0)) return 0;  // also NaN
+    return static_cast<std::uint8_t>(std::min(u, 255.0));
+}
+
+struct FilterArgs {
+    std::string in, out, chain, raw;
+    BackendKind backend = BackendKind::Auto;
+    int threads = 0;
+    bool explain = false;
+    bool chainGiven = false;
+};
+
+int runFilter(int argc, char** argv) {
+    FilterArgs a;
+    std::vector<std::string> positional;
+    for (int i = 0; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&](std::string* v) {
+            if (i + 1 >= argc) return false;
+            *v = argv[++i];
+            return true;
+        };
+        std::string v;
+        if (arg == "-h" || arg == "--help") {
+            std::fputs(kFilterHelp, stdout);
+            return 0;
+        } else if (arg == "--chain") {
+            if (!value(&a.chain)) return usageError("--chain needs a value");
+            a.chainGiven = true;
+        } else if (arg == "--raw") {
+            if (!value(&a.raw)) return usageError("--raw needs a file name");
+        } else if (arg == "--backend") {
+            if (!value(&v)) return usageError("--backend needs a value");
+            auto kind = fromNick(kBackendKinds, v);
+            if (!kind) return usageError("unknown backend '" + v + "' (expected auto, cpu, reference, gles-compute or gles-fragment)");
+            a.backend = *kind;
+        } else if (arg == "--threads") {
+            if (!value(&v)) return usageError("--threads needs a value");
+            char* end = nullptr;
+            long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || n < 1 || n > 256) return usageError("--threads '" + v + "' is not an integer in 1..256");
+            a.threads = static_cast<int>(n);
+        } else if (arg == "--explain") {
+            a.explain = true;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            return usageError("unknown option '" + arg + "' (see striate filter --help)");
+        } else {
+            positional.push_back(arg);
+        }
+    }
+    if (positional.size() != 2) return usageError("filter needs IN and OUT (see striate filter --help)");
+    if (!a.chainGiven) return usageError("filter needs --chain (see striate filter --help)");
+    a.in = positional[0];
+    a.out = positional[1];
+
+    Chain chain;
+    if (Status s = parseChain(a.chain, &chain); !s) return usageError(s.message());
+    Image<std::uint8_t> luma;
+    if (Status s = io::readLuma(a.in, &luma); !s) return usageError(s.message());
+
+    std::unique_ptr<Backend> backend;
+    if (Status s = createBackend(a.backend, BackendOptions{a.threads}, &backend); !s) return usageError(s.message());
+    const FrameFormat format{luma.width(), luma.height()};
+    if (Status s = backend->configure(chain, format); !s) return usageError(s.message());
+    if (a.explain) {
+        std::printf("chain: %s\nbackend: %s\n", formatChain(chain).c_str(), backend->name());
+        if (auto* cpuBackend = dynamic_cast<cpu::CpuBackend*>(backend.get())) {
+            std::printf("cpu: %s, %d threads\n", cpu::simdPathName(), cpuBackend->threads());
+            const auto kernels = cpuBackend->kernels();
+            for (std::size_t i = 0; i < kernels.size(); ++i)
+                std::printf("  stage %zu %s: %s\n", i + 1, stageName(chain.stages[i]), kernels[i].c_str());
+        }
+    }
+    ChainOutput result;
+    if (Status s = backend->process(luma.view(), &result); !s) {
+        std::fprintf(stderr, "striate: error: %s\n", s.message().c_str());
+        return 1;
+    }
+    const Encoding enc = chain.encoding();
+    Image<std::uint8_t> out8(format.width, format.height);
+    for (int y = 0; y < format.height; ++y)
+        for (int x = 0; x < format.width; ++x) out8.at(x, y) = encode(result.real.at(x, y), enc);
+    if (Status s = io::writeGray(a.out, out8.view()); !s) return usageError(s.message());
+    if (!a.raw.empty()) {
+        Status s = result.complex ? io::writeNpy(a.raw, result.complexPlane) : io::writeNpy(a.raw, result.real);
+        if (!s) return usageError(s.message());
+    }
+    return 0;
+}
+
+/// `striate bench` runs the benchmark program built beside this one (it links OpenCV, a
+/// bench-only dependency, which the tool itself does not).
+int runBench(int argc, char** argv) {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path bench = self.parent_path() / "striate-bench";
+    if (ec || !std::filesystem::exists(bench))
+        return usageError("striate bench needs " + bench.string() +
+                          ", built when OpenCV is installed (libopencv-dev) and STRIATE_BUILD_BENCH=ON");
+    std::vector<char*> args;
+    std::string program = bench.string();
+    args.push_back(program.data());
+    for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
+    args.push_back(nullptr);
+    execv(program.c_str(), args.data());
+    std::fprintf(stderr, "striate: error: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fputs(kMainHelp, stderr);
+        return kUsageError;
+    }
+    const std::string command = argv[1];
+    if (command == "-h" || command == "--help" || command == "help") {
+        std::fputs(kMainHelp, stdout);
+        return 0;
+    }
+    if (command == "--version") {
+        std::printf("striate %s (%s)\n", STRIATE_VERSION, cpu::simdPathName());
+        return 0;
+    }
+    if (command == "filter") return runFilter(argc - 2, argv + 2);
+    if (command == "bench") return runBench(argc - 2, argv + 2);
+    return usageError("unknown command '" + command + "' (expected filter or bench; see striate --help)");
+}
