@@ -78,6 +78,57 @@ Recursive3 recursive3(double sigma, double w) {
     return f;
 }
 
+std::array<Complex64, 3> gaussianPoles(const Recursive3& r) {
+    const double b1 = r.b[0], b2 = r.b[1], b3 = r.b[2];
+    auto f = [&](double z) { return ((z + b1) * z + b2) * z + b3; };
+    // f(0) = b3 < 0 and f(1) = B > 0: the real pole lies in (0, 1). Bisection, then Newton polish.
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 200; ++i) {
+        const double mid = (lo + hi) / 2;
+        (f(mid) < 0 ? lo : hi) = mid;
+    }
+    double z = (lo + hi) / 2;
+    for (int i = 0; i < 3; ++i) {
+        const double d = (3 * z + 2 * b1) * z + b2;
+        if (d != 0) z -= f(z) / d;
+    }
+    // Deflate: z^2 + c1 z + c0 holds the other two.
+    const double c1 = b1 + z, c0 = b2 + z * c1;
+    const Complex64 disc = std::sqrt(Complex64(c1 * c1 - 4 * c0));
+    return {Complex64(z), (-c1 + disc) / 2.0, (-c1 - disc) / 2.0};
+}
+
+RecursiveCascade recursiveCascade(double sigma, double w) {
+    const Recursive3 r = recursive3(sigma, 0);
+    const std::array<Complex64, 3> poles = gaussianPoles(r);
+    RecursiveCascade c;
+    c.B = r.B;
+    for (int k = 0; k < 3; ++k) {
+        c.forward[k] = poles[k] * std::polar(1.0, w);
+        c.backward[k] = poles[k] * std::polar(1.0, -w);
+    }
+    // As for the direct form: each unit causal state deviation runs forward on zero input, then
+    // back through the anticausal sections from zero state; the anticausal state at N is column k.
+    const int L = static_cast<int>(std::ceil(40 * sigma)) + 60;
+    std::vector<Complex64> du(L);
+    for (int k = 0; k < 3; ++k) {
+        Complex64 s[3] = {0, 0, 0};
+        s[k] = 1;
+        for (int n = 0; n < L; ++n) {
+            Complex64 in = 0;
+            for (int j = 0; j < 3; ++j) in = s[j] = in + c.forward[j] * s[j];
+            du[n] = c.B * s[2];
+        }
+        Complex64 t[3] = {0, 0, 0};
+        for (int n = L - 1; n >= 0; --n) {
+            Complex64 in = du[n];
+            for (int j = 0; j < 3; ++j) in = t[j] = in + c.backward[j] * t[j];
+        }
+        for (int j = 0; j < 3; ++j) c.border[j][k] = t[j];
+    }
+    return c;
+}
+
 std::vector<Complex64> gaborTaps(double sigma, double w) {
     std::vector<double> g = gaussianTaps(sigma);
     const int R = static_cast<int>(g.size()) - 1;

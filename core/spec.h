@@ -116,6 +116,26 @@ struct EdgeSpec {
 /// Gradient direction sectors of non-maximum suppression (ALGORITHMS.md 4.1). Sector s compares a
 /// pixel with its neighbours at -/+ kSectorStep[s]: 0 along x, 1 along (1,1), 2 along y, 3 along (-1,1).
 inline constexpr int kSectorStep[4][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}};
+/// Strength comparisons (NMS, the bank's winner) treat non-negative values within a relative
+/// kTieTolerance as equal. Exact ties are common on synthetic scenes (both sides of a straight
+/// edge); double and float round them apart by ~1e-8, so without a tolerance the float backends
+/// would break them differently from the reference. 1e-5 is 100x the float error.
+inline constexpr double kTieTolerance = 1e-5;
+template <class T>
+bool clearlyGreater(T a, T b) {
+    return a > b * static_cast<T>(1 + kTieTolerance);
+}
+template <class T>
+bool notClearlyLess(T a, T b) {
+    return a >= b * static_cast<T>(1 - kTieTolerance);
+}
+/// Non-maximum suppression (ALGORITHMS.md 4.1): greater than the neighbour before, not less than
+/// the one after.
+template <class T>
+bool isLocalMaximum(T v, T before, T after) {
+    return clearlyGreater(v, before) && notClearlyLess(v, after);
+}
+
 /// tan(22.5 deg) and tan(67.5 deg): the sector boundaries for a gradient (gx, gy).
 inline constexpr double kTan22_5 = 0.41421356237309503;
 inline constexpr double kTan67_5 = 2.4142135623730949;

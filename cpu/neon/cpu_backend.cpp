@@ -11,6 +11,10 @@ namespace {
 
 int groups(int n) { return (n + kLanes - 1) / kLanes; }
 
+/// The input sample in the unit range, rounded as the reference rounds it (value / 255 in double).
+float unitValue(float v) { return v; }
+float unitValue(std::uint8_t v) { return static_cast<float>(v / 255.0); }
+
 /// Magnitude of four (re, im) lanes at a time over a block.
 void magnitudeBlock(const float* re, const float* im, float* out, int n) {
     for (int i = 0; i < n * kLanes; i += 4) {
@@ -36,7 +40,9 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     plans_.clear();
     for (const Stage& st : chain.stages) plans_.push_back(planStage(st));
     const int W = format.width, H = format.height;
-    const std::size_t blockSize = static_cast<std::size_t>(std::max(W, H)) * kLanes;
+    int pad = 0;
+    for (const StagePlan& p : plans_) pad = std::max({pad, p.blur.pad, p.gabor.dcBlur.pad});
+    const std::size_t blockSize = static_cast<std::size_t>(std::max(W, H) + 2 * pad) * kLanes;
     scratch_.assign(pool_.size(), Scratch{});
     for (Scratch& s : scratch_)
         for (auto& b : s.block) b.assign(blockSize, 0.0f);
@@ -57,32 +63,37 @@ std::vector<std::string> CpuBackend::kernels() const {
 
 template <class Src>
 void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out) {
-    // Runs the plan's 1D filter along a block of n samples; returns the block holding the result.
-    auto filter = [&plan](Scratch& s, int n) -> float* {
+    // The block holds `pad` replicated samples before and after the line (boxes only: replicate
+    // borders are defined on the padded copy, ALGORITHMS.md 0). filter() runs the plan's 1D filter
+    // and returns where the result's first sample lies.
+    const int pad = plan.pad;
+    auto filter = [&plan, pad](Scratch& s, int n) -> float* {
         float* a = s.block[0].data();
         float* b = s.block[1].data();
         switch (plan.method) {
         case BlurMethod::Direct: firBlock(a, b, n, plan.taps); return b;
         case BlurMethod::Boxes:
+            replicateEnds(a, n, pad);
             for (int p = 0; p < kBoxPasses; ++p) {
-                boxBlock(a, b, n, plan.box);
+                boxBlock(a, b, n + 2 * pad, plan.box);
                 std::swap(a, b);
             }
-            return a;
+            return a + static_cast<std::ptrdiff_t>(pad) * kLanes;
         case BlurMethod::Recursive:
         case BlurMethod::Auto: recursiveBlock(a, n, plan.recursive); return a;
         }
         return a;
     };
     const int W = in.width, H = in.height;
+    const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(pad) * kLanes;
     pool_.parallelFor(groups(H), [&](int g, int worker) {
         Scratch& s = scratch_[worker];
-        gatherRows(in, g * kLanes, s.block[0].data());
+        gatherRows(in, g * kLanes, s.block[0].data() + offset);
         scatterRows(filter(s, W), g * kLanes, rowPass_.view());
     });
     pool_.parallelFor(groups(W), [&](int g, int worker) {
         Scratch& s = scratch_[worker];
-        gatherColumns(ImageView<const float>(rowPass_.view()), g * kLanes, s.block[0].data());
+        gatherColumns(ImageView<const float>(rowPass_.view()), g * kLanes, s.block[0].data() + offset);
         scatterColumns(filter(s, H), g * kLanes, out);
     });
 }
@@ -155,7 +166,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                 const float* m = result + static_cast<std::ptrdiff_t>(y) * kLanes;
                 std::uint8_t* sec = sector_.row(y) + c0;
                 for (int l = 0; l < valid; ++l)
-                    if (k == 0 || m[l] > dst[l]) {
+                    if (k == 0 || clearlyGreater(m[l], dst[l])) {
                         dst[l] = m[l];
                         sec[l] = o.sector;
                     }
@@ -219,7 +230,7 @@ void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
                 const float v = rows[1][x];
                 const float before = rows[1 - dy][std::clamp(x - dx, 0, W - 1)];
                 const float after = rows[1 + dy][std::clamp(x + dx, 0, W - 1)];
-                const bool max = v > before && v >= after;
+                const bool max = isLocalMaximum(v, before, after);
                 cls[x] = !max ? 0 : v >= high ? 2 : v >= low ? 1 : 0;
             }
         }
@@ -274,7 +285,7 @@ void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<
                     for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : 0.0f;
                     break;
                 case EdgeOutput::Overlay:
-                    for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : loadScalar(in.row(y) + x);
+                    for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : unitValue(in.row(y)[x]);
                     break;
                 }
             }

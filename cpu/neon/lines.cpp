@@ -167,6 +167,15 @@ void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float
     }
 }
 
+void replicateEnds(float* block, int n, int pad) {
+    const float* first = at(block, pad);
+    const float* last = at(block, pad + n - 1);
+    for (int i = 0; i < pad; ++i) {
+        std::copy(first, first + kLanes, at(block, i));
+        std::copy(last, last + kLanes, at(block, pad + n + i));
+    }
+}
+
 void boxBlock(const float* in, float* out, int n, const ExtendedBox& box) {
     const int r = box.r;
     const float alpha = static_cast<float>(box.alpha);
@@ -189,77 +198,6 @@ void boxBlock(const float* in, float* out, int n, const ExtendedBox& box) {
     }
 }
 
-RecursiveFloat recursiveFloat(const Recursive3& r) {
-    RecursiveFloat f{};
-    f.B = static_cast<float>(r.B);
-    for (int k = 0; k < 3; ++k) {
-        f.ar[k] = static_cast<float>(r.forward[k].real());
-        f.ai[k] = static_cast<float>(r.forward[k].imag());
-        f.br[k] = static_cast<float>(r.backward[k].real());
-        f.bi[k] = static_cast<float>(r.backward[k].imag());
-        for (int j = 0; j < 3; ++j) {
-            f.mr[j][k] = static_cast<float>(r.border[j][k].real());
-            f.mi[j][k] = static_cast<float>(r.border[j][k].imag());
-        }
-    }
-    f.fgr = static_cast<float>(r.forwardGain.real());
-    f.fgi = static_cast<float>(r.forwardGain.imag());
-    f.bgr = static_cast<float>(r.backwardGain.real());
-    f.bgi = static_cast<float>(r.backwardGain.imag());
-    return f;
-}
-
-void recursiveBlock(float* data, int n, const RecursiveFloat& f) {
-    // Each group of four lanes is an independent recursion; the loop over v sits inside the sample
-    // loop for instruction-level parallelism, so the states live in arrays.
-    float32x4_t u1[kVectors], u2[kVectors], u3[kVectors], last[kVectors];
-    for (int v = 0; v < kVectors; ++v) {
-        const float32x4_t x0 = vld1q_f32(at(data, 0) + 4 * v);
-        last[v] = vld1q_f32(at(data, n - 1) + 4 * v);
-        u1[v] = u2[v] = u3[v] = vmulq_n_f32(x0, f.fgr);
-    }
-    for (int i = 0; i < n; ++i) {
-        float* p = at(data, i);
-        for (int v = 0; v < kVectors; ++v) {
-            float32x4_t u = vmulq_n_f32(vld1q_f32(p + 4 * v), f.B);
-            u = vmlaq_n_f32(u, u1[v], f.ar[0]);
-            u = vmlaq_n_f32(u, u2[v], f.ar[1]);
-            u = vmlaq_n_f32(u, u3[v], f.ar[2]);
-            vst1q_f32(p + 4 * v, u);
-            u3[v] = u2[v];
-            u2[v] = u1[v];
-            u1[v] = u;
-        }
-    }
-    float32x4_t v1[kVectors], v2[kVectors], v3[kVectors];
-    for (int v = 0; v < kVectors; ++v) {
-        const float32x4_t uEnd = vmulq_n_f32(last[v], f.fgr);
-        const float32x4_t vEnd = vmulq_n_f32(uEnd, f.bgr);
-        const float32x4_t d[3] = {vsubq_f32(u1[v], uEnd), vsubq_f32(u2[v], uEnd), vsubq_f32(u3[v], uEnd)};
-        float32x4_t s[3];
-        for (int j = 0; j < 3; ++j) {
-            s[j] = vEnd;
-            for (int k = 0; k < 3; ++k) s[j] = vmlaq_n_f32(s[j], d[k], f.mr[j][k]);
-        }
-        v1[v] = s[0];
-        v2[v] = s[1];
-        v3[v] = s[2];
-    }
-    for (int i = n - 1; i >= 0; --i) {
-        float* p = at(data, i);
-        for (int v = 0; v < kVectors; ++v) {
-            float32x4_t y = vmulq_n_f32(vld1q_f32(p + 4 * v), f.B);
-            y = vmlaq_n_f32(y, v1[v], f.br[0]);
-            y = vmlaq_n_f32(y, v2[v], f.br[1]);
-            y = vmlaq_n_f32(y, v3[v], f.br[2]);
-            vst1q_f32(p + 4 * v, y);
-            v3[v] = v2[v];
-            v2[v] = v1[v];
-            v1[v] = y;
-        }
-    }
-}
-
 namespace {
 
 struct C4 {
@@ -271,59 +209,117 @@ inline C4 cmulScalar(C4 z, float cr, float ci) {
 }
 inline C4 cadd(C4 a, C4 b) { return {vaddq_f32(a.r, b.r), vaddq_f32(a.i, b.i)}; }
 inline C4 csub(C4 a, C4 b) { return {vsubq_f32(a.r, b.r), vsubq_f32(a.i, b.i)}; }
+/// One first-order section: s = in + p s.
+inline C4 section(C4 in, C4 s, float pr, float pi) { return cadd(in, cmulScalar(s, pr, pi)); }
+
+/// Border start of the anticausal sections from the causal states after the last sample.
+void borderStart(const CascadeFloat& f, C4 last, const C4 s[3], C4 t[3]) {
+    C4 d[3], steady[3];
+    for (int k = 0; k < 3; ++k) d[k] = csub(s[k], cmulScalar(last, f.gr[k], f.gi[k]));
+    // Anticausal steady state for the constant causal output u = B x G_3.
+    const C4 u = cmulScalar(cmulScalar(last, f.gr[2], f.gi[2]), f.B, 0.0f);
+    for (int k = 0; k < 3; ++k) steady[k] = cmulScalar(u, f.hr[k], f.hi[k]);
+    for (int j = 0; j < 3; ++j) {
+        t[j] = steady[j];
+        for (int k = 0; k < 3; ++k) t[j] = cadd(t[j], cmulScalar(d[k], f.mr[j][k], f.mi[j][k]));
+    }
+}
 
 } // namespace
 
-void recursiveComplexBlock(float* re, float* im, int n, const RecursiveFloat& f, bool realInput) {
+CascadeFloat cascadeFloat(const RecursiveCascade& c) {
+    CascadeFloat f{};
+    f.B = static_cast<float>(c.B);
+    Complex64 g = 1, h = 1;
+    for (int k = 0; k < 3; ++k) {
+        f.pr[k] = static_cast<float>(c.forward[k].real());
+        f.pi[k] = static_cast<float>(c.forward[k].imag());
+        f.qr[k] = static_cast<float>(c.backward[k].real());
+        f.qi[k] = static_cast<float>(c.backward[k].imag());
+        g /= 1.0 - c.forward[k];
+        h /= 1.0 - c.backward[k];
+        f.gr[k] = static_cast<float>(g.real());
+        f.gi[k] = static_cast<float>(g.imag());
+        f.hr[k] = static_cast<float>(h.real());
+        f.hi[k] = static_cast<float>(h.imag());
+        for (int j = 0; j < 3; ++j) {
+            f.mr[j][k] = static_cast<float>(c.border[j][k].real());
+            f.mi[j][k] = static_cast<float>(c.border[j][k].imag());
+        }
+    }
+    return f;
+}
+
+void recursiveComplexBlock(float* re, float* im, int n, const CascadeFloat& f, bool realInput) {
+    // Each group of four lanes is an independent recursion; the loop over v sits inside the sample
+    // loop for instruction-level parallelism, so the states live in arrays.
     const float32x4_t zero = vdupq_n_f32(0.0f);
-    C4 u1[kVectors], u2[kVectors], u3[kVectors], last[kVectors];
+    C4 s[kVectors][3], last[kVectors];
     for (int v = 0; v < kVectors; ++v) {
         const C4 x0{vld1q_f32(at(re, 0) + 4 * v), realInput ? zero : vld1q_f32(at(im, 0) + 4 * v)};
         last[v] = {vld1q_f32(at(re, n - 1) + 4 * v), realInput ? zero : vld1q_f32(at(im, n - 1) + 4 * v)};
-        u1[v] = u2[v] = u3[v] = cmulScalar(x0, f.fgr, f.fgi);
+        for (int k = 0; k < 3; ++k) s[v][k] = cmulScalar(x0, f.gr[k], f.gi[k]);
     }
     for (int i = 0; i < n; ++i) {
         float* pr = at(re, i);
         float* pi = at(im, i);
         for (int v = 0; v < kVectors; ++v) {
-            C4 u{vmulq_n_f32(vld1q_f32(pr + 4 * v), f.B), realInput ? zero : vmulq_n_f32(vld1q_f32(pi + 4 * v), f.B)};
-            u = cadd(u, cmulScalar(u1[v], f.ar[0], f.ai[0]));
-            u = cadd(u, cmulScalar(u2[v], f.ar[1], f.ai[1]));
-            u = cadd(u, cmulScalar(u3[v], f.ar[2], f.ai[2]));
-            vst1q_f32(pr + 4 * v, u.r);
-            vst1q_f32(pi + 4 * v, u.i);
-            u3[v] = u2[v];
-            u2[v] = u1[v];
-            u1[v] = u;
+            const C4 x{vld1q_f32(pr + 4 * v), realInput ? zero : vld1q_f32(pi + 4 * v)};
+            s[v][0] = section(x, s[v][0], f.pr[0], f.pi[0]);
+            s[v][1] = section(s[v][0], s[v][1], f.pr[1], f.pi[1]);
+            s[v][2] = section(s[v][1], s[v][2], f.pr[2], f.pi[2]);
+            vst1q_f32(pr + 4 * v, vmulq_n_f32(s[v][2].r, f.B));
+            vst1q_f32(pi + 4 * v, vmulq_n_f32(s[v][2].i, f.B));
         }
     }
-    C4 v1[kVectors], v2[kVectors], v3[kVectors];
-    for (int v = 0; v < kVectors; ++v) {
-        const C4 uEnd = cmulScalar(last[v], f.fgr, f.fgi);
-        const C4 vEnd = cmulScalar(uEnd, f.bgr, f.bgi);
-        const C4 d[3] = {csub(u1[v], uEnd), csub(u2[v], uEnd), csub(u3[v], uEnd)};
-        C4 s[3];
-        for (int j = 0; j < 3; ++j) {
-            s[j] = vEnd;
-            for (int k = 0; k < 3; ++k) s[j] = cadd(s[j], cmulScalar(d[k], f.mr[j][k], f.mi[j][k]));
-        }
-        v1[v] = s[0];
-        v2[v] = s[1];
-        v3[v] = s[2];
-    }
+    C4 t[kVectors][3];
+    for (int v = 0; v < kVectors; ++v) borderStart(f, last[v], s[v], t[v]);
     for (int i = n - 1; i >= 0; --i) {
         float* pr = at(re, i);
         float* pi = at(im, i);
         for (int v = 0; v < kVectors; ++v) {
-            C4 y{vmulq_n_f32(vld1q_f32(pr + 4 * v), f.B), vmulq_n_f32(vld1q_f32(pi + 4 * v), f.B)};
-            y = cadd(y, cmulScalar(v1[v], f.br[0], f.bi[0]));
-            y = cadd(y, cmulScalar(v2[v], f.br[1], f.bi[1]));
-            y = cadd(y, cmulScalar(v3[v], f.br[2], f.bi[2]));
-            vst1q_f32(pr + 4 * v, y.r);
-            vst1q_f32(pi + 4 * v, y.i);
-            v3[v] = v2[v];
-            v2[v] = v1[v];
-            v1[v] = y;
+            const C4 u{vld1q_f32(pr + 4 * v), vld1q_f32(pi + 4 * v)};
+            t[v][0] = section(u, t[v][0], f.qr[0], f.qi[0]);
+            t[v][1] = section(t[v][0], t[v][1], f.qr[1], f.qi[1]);
+            t[v][2] = section(t[v][1], t[v][2], f.qr[2], f.qi[2]);
+            vst1q_f32(pr + 4 * v, vmulq_n_f32(t[v][2].r, f.B));
+            vst1q_f32(pi + 4 * v, vmulq_n_f32(t[v][2].i, f.B));
+        }
+    }
+}
+
+void recursiveBlock(float* data, int n, const CascadeFloat& f) {
+    // The Gaussian's first pole is real and its input real, so the first section stays real; the
+    // conjugate pair runs complex and the output is the real part.
+    const float32x4_t zero = vdupq_n_f32(0.0f);
+    C4 s[kVectors][3];
+    float32x4_t last[kVectors];
+    for (int v = 0; v < kVectors; ++v) {
+        const C4 x0{vld1q_f32(at(data, 0) + 4 * v), zero};
+        last[v] = vld1q_f32(at(data, n - 1) + 4 * v);
+        for (int k = 0; k < 3; ++k) s[v][k] = cmulScalar(x0, f.gr[k], f.gi[k]);
+    }
+    for (int i = 0; i < n; ++i) {
+        float* p = at(data, i);
+        for (int v = 0; v < kVectors; ++v) {
+            s[v][0].r = vmlaq_n_f32(vld1q_f32(p + 4 * v), s[v][0].r, f.pr[0]);
+            s[v][1] = section(s[v][0], s[v][1], f.pr[1], f.pi[1]);
+            s[v][2] = section(s[v][1], s[v][2], f.pr[2], f.pi[2]);
+            vst1q_f32(p + 4 * v, vmulq_n_f32(s[v][2].r, f.B));
+        }
+    }
+    C4 t[kVectors][3];
+    for (int v = 0; v < kVectors; ++v) {
+        borderStart(f, C4{last[v], zero}, s[v], t[v]);
+        t[v][0].i = zero;
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        float* p = at(data, i);
+        for (int v = 0; v < kVectors; ++v) {
+            t[v][0].r = vmlaq_n_f32(vld1q_f32(p + 4 * v), t[v][0].r, f.qr[0]);
+            t[v][1] = section(t[v][0], t[v][1], f.qr[1], f.qi[1]);
+            t[v][2] = section(t[v][1], t[v][2], f.qr[2], f.qi[2]);
+            vst1q_f32(p + 4 * v, vmulq_n_f32(t[v][2].r, f.B));
         }
     }
 }

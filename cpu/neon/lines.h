@@ -41,23 +41,28 @@ void firGaborRealBlock(const float* in, float* re, float* im, int n, const Gabor
 /// Complex FIR of a complex block (vertical Gabor pass), in place.
 void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float* im, int n, const GaborTaps& taps);
 
+/// Fills the `pad` samples before and after a line of n samples (which starts `pad` samples into
+/// the block) with copies of its first and last sample.
+void replicateEnds(float* block, int n, int pad);
+
 /// One extended box pass (ALGORITHMS.md 2.2) by running sums.
 void boxBlock(const float* in, float* out, int n, const ExtendedBox& box);
 
-/// Young-van Vliet coefficients in float for the kernels; complex where modulated.
-struct RecursiveFloat {
+/// Young-van Vliet recursion in cascade (pole) form, float coefficients for the kernels; see
+/// RecursiveCascade for why not the direct form.
+struct CascadeFloat {
     float B;
-    float ar[3], ai[3];  ///< forward a_k^f (real, imaginary)
-    float br[3], bi[3];  ///< backward a_k^b
-    float fgr, fgi;      ///< forward gain
-    float bgr, bgi;      ///< backward gain
+    float pr[3], pi[3];  ///< causal poles
+    float qr[3], qi[3];  ///< anticausal poles
+    float gr[3], gi[3];  ///< causal steady state of section k per unit input: prod_{j<=k} 1 / (1 - p_j)
+    float hr[3], hi[3];  ///< anticausal steady state of section k per unit input
     float mr[3][3], mi[3][3];  ///< border matrix
 };
-RecursiveFloat recursiveFloat(const Recursive3& r);
-/// Recursive Gaussian along a block, in place, exact replicate borders (imaginary parts unused).
-void recursiveBlock(float* data, int n, const RecursiveFloat& f);
-/// Recursive Gabor along a block: complex in place; `im` holds zeros or the imaginary input.
-/// With realInput the imaginary input is taken as zero and `im` need not be initialised.
-void recursiveComplexBlock(float* re, float* im, int n, const RecursiveFloat& f, bool realInput);
+CascadeFloat cascadeFloat(const RecursiveCascade& c);
+/// Recursive Gaussian along a block, in place, exact replicate borders.
+void recursiveBlock(float* data, int n, const CascadeFloat& f);
+/// Recursive Gabor along a block: complex in place. With realInput the imaginary input is taken
+/// as zero and `im` need not be initialised.
+void recursiveComplexBlock(float* re, float* im, int n, const CascadeFloat& f, bool realInput);
 
 } // namespace striate::cpu

@@ -13,9 +13,12 @@ BlurPlan planBlur(const BlurSpec& spec) {
     case BlurMethod::Direct:
         for (double t : gaussianTaps(spec.sigma)) p.taps.push_back(static_cast<float>(t));
         break;
-    case BlurMethod::Boxes: p.box = extendedBox(spec.sigma, kBoxPasses); break;
+    case BlurMethod::Boxes:
+        p.box = extendedBox(spec.sigma, kBoxPasses);
+        p.pad = kBoxPasses * (p.box.r + 1);
+        break;
     case BlurMethod::Recursive:
-    case BlurMethod::Auto: p.recursive = recursiveFloat(recursive3(spec.sigma, 0)); break;
+    case BlurMethod::Auto: p.recursive = cascadeFloat(recursiveCascade(spec.sigma, 0)); break;
     }
     return p;
 }
@@ -31,8 +34,8 @@ GaborPlan planBank(const GaborSpec& spec, const std::vector<double>& orientation
         const AxisFrequencies w = axisFrequencies(spec.wavelength, theta);
         GaborOrientationPlan o;
         if (p.recursive) {
-            o.x = recursiveFloat(recursive3(spec.sigma, w.wx));
-            o.y = recursiveFloat(recursive3(spec.sigma, w.wy));
+            o.x = cascadeFloat(recursiveCascade(spec.sigma, w.wx));
+            o.y = cascadeFloat(recursiveCascade(spec.sigma, w.wy));
         } else {
             o.tx = gaborTapsFloat(spec.sigma, w.wx);
             o.ty = gaborTapsFloat(spec.sigma, w.wy);

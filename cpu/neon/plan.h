@@ -14,7 +14,8 @@ struct BlurPlan {
     BlurMethod method = BlurMethod::Direct;
     std::vector<float> taps;  // direct
     ExtendedBox box;          // boxes
-    RecursiveFloat recursive{};
+    int pad = 0;              // boxes: replicated samples added on each side of a line
+    CascadeFloat recursive{};
 };
 BlurPlan planBlur(const BlurSpec& spec);
 
@@ -30,7 +31,7 @@ enum class GaborSink {
 };
 
 struct GaborOrientationPlan {
-    RecursiveFloat x{}, y{};  // recursive
+    CascadeFloat x{}, y{};  // recursive
     GaborTaps tx, ty;         // direct
     float dcGain = 0;         // K_x K_y when the DC is removed, else 0
     std::uint8_t sector = 0;  // edge bank: NMS sector of this orientation

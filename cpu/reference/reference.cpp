@@ -136,10 +136,15 @@ Plane blur(const Plane& in, const BlurSpec& spec) {
     }
     case BlurMethod::Boxes: {
         const ExtendedBox box = extendedBox(spec.sigma, kBoxPasses);
+        // Replicate borders mean the padded-copy definition: pad once by what the whole cascade
+        // reaches, filter, crop. (Clamping at every pass would be a different filter.)
+        const int pad = kBoxPasses * (box.r + 1);
         LineFilter f = [&](const Line& l) {
-            Line r = l;
+            const int n = static_cast<int>(l.size());
+            Line r(n + 2 * pad);
+            for (int i = 0; i < n + 2 * pad; ++i) r[i] = l[clampIndex(i - pad, n)];
             for (int p = 0; p < kBoxPasses; ++p) r = boxLine(r, box);
-            return r;
+            return Line(r.begin() + pad, r.begin() + pad + n);
         };
         return realPart(filterColumns(filterRows(z, f), f));
     }
@@ -210,7 +215,7 @@ std::vector<std::uint8_t> suppressAndTrace(const Plane& m, const std::vector<std
             const double v = m.at(x, y);
             const double before = m.at(clampIndex(x - dx, W), clampIndex(y - dy, H));
             const double after = m.at(clampIndex(x + dx, W), clampIndex(y + dy, H));
-            if (!(v > before && v >= after)) continue;
+            if (!isLocalMaximum(v, before, after)) continue;
             if (v >= high) cls[std::size_t(y) * W + x] = 2;
             else if (v >= low) cls[std::size_t(y) * W + x] = 1;
         }
@@ -267,7 +272,7 @@ EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec) {
             for (int y = 0; y < H; ++y)
                 for (int x = 0; x < W; ++x) {
                     const double e = std::abs(z.at(x, y));
-                    if (k == 0 || e > maps.strength.at(x, y)) {
+                    if (k == 0 || clearlyGreater(e, maps.strength.at(x, y))) {
                         maps.strength.at(x, y) = e;
                         maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(spec.bankSector(k));
                     }

@@ -58,6 +58,10 @@ struct JpegError {
     char message[JMSG_LENGTH_MAX];
 };
 
+/// libjpeg prints warnings ("Premature end of JPEG file") to stderr and carries on with grey
+/// filler; striate keeps stderr to one line and refuses the damaged image instead.
+void jpegOutputMessage(j_common_ptr) {}
+
 void jpegErrorExit(j_common_ptr cinfo) {
     auto* err = reinterpret_cast<JpegError*>(cinfo->err);
     (*cinfo->err->format_message)(cinfo, err->message);
@@ -70,6 +74,7 @@ bool decodeJpeg(const Bytes& bytes, Bytes* pixels, int* width, int* height, int*
     jpeg_decompress_struct cinfo;
     cinfo.err = jpeg_std_error(&err->mgr);
     err->mgr.error_exit = jpegErrorExit;
+    err->mgr.output_message = jpegOutputMessage;
     if (setjmp(err->jump)) {
         jpeg_destroy_decompress(&cinfo);
         return false;
@@ -94,8 +99,10 @@ bool decodeJpeg(const Bytes& bytes, Bytes* pixels, int* width, int* height, int*
         jpeg_read_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_decompress(&cinfo);
+    const bool damaged = err->mgr.num_warnings > 0;
+    if (damaged) (*cinfo.err->format_message)(reinterpret_cast<j_common_ptr>(&cinfo), err->message);
     jpeg_destroy_decompress(&cinfo);
-    return true;
+    return !damaged;
 }
 
 Status readJpeg(const std::string& path, const Bytes& bytes, Image<std::uint8_t>* out) {

@@ -1,0 +1,155 @@
+// The cpu backend against the reference, within ALGORITHMS.md section 8, for every size class the
+// issue names: 1x1, 1xN, Nx1, 2x3, 17x13 and widths that are not a multiple of the vector width or
+// of the 16-line block.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "core/chain.h"
+#include "cpu/neon/cpu_backend.h"
+#include "cpu/reference/reference.h"
+
+namespace striate {
+namespace {
+
+struct Size {
+    int w, h;
+};
+
+Image<std::uint8_t> noise(Size s, unsigned seed) {
+    Image<std::uint8_t> img(s.w, s.h);
+    std::mt19937 rng(seed);
+    for (int y = 0; y < s.h; ++y)
+        for (int x = 0; x < s.w; ++x) img.at(x, y) = static_cast<std::uint8_t>(rng() & 255);
+    return img;
+}
+
+/// A synthetic scene (the edge conformance input): an anti-aliased disk, a rectangle, a thin
+/// diagonal line, on a mid-grey background.
+Image<std::uint8_t> scene(Size s) {
+    Image<std::uint8_t> img(s.w, s.h);
+    const double cx = s.w * 0.35, cy = s.h * 0.45, r = std::min(s.w, s.h) * 0.25;
+    for (int y = 0; y < s.h; ++y)
+        for (int x = 0; x < s.w; ++x) {
+            double v = 0.35;
+            const double d = std::hypot(x - cx, y - cy) - r;
+            v += 0.45 * std::clamp(0.5 - d, 0.0, 1.0);
+            if (x > s.w * 0.6 && x < s.w * 0.9 && y > s.h * 0.2 && y < s.h * 0.7) v = 0.1;
+            if (std::abs((x - s.w * 0.1) - (y - s.h * 0.6)) < 0.8) v = 0.95;
+            img.at(x, y) = static_cast<std::uint8_t>(std::lround(v * 255));
+        }
+    return img;
+}
+
+struct Case {
+    std::string chain;
+    Size size;
+};
+
+std::string caseName(const ::testing::TestParamInfo<Case>& info) {
+    std::string n = info.param.chain + "_" + std::to_string(info.param.size.w) + "x" + std::to_string(info.param.size.h);
+    for (char& c : n)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return n + "_" + std::to_string(info.index);
+}
+
+class CpuVsReference : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CpuVsReference, WithinBudget) {
+    const Case& c = GetParam();
+    Chain chain;
+    ASSERT_TRUE(parseChain(c.chain, &chain)) << c.chain;
+    const bool edges = std::holds_alternative<EdgeSpec>(chain.stages.back());
+    const Image<std::uint8_t> in = edges ? scene(c.size) : noise(c.size, 11u * c.size.w + c.size.h);
+    const FrameFormat fmt{c.size.w, c.size.h};
+
+    reference::ReferenceBackend ref;
+    cpu::CpuBackend fast(2);
+    ASSERT_TRUE(ref.configure(chain, fmt));
+    ASSERT_TRUE(fast.configure(chain, fmt));
+    ChainOutput a, b;
+    ASSERT_TRUE(ref.process(in.view(), &a));
+    // Twice: the second frame reuses everything the first one set up.
+    ASSERT_TRUE(fast.process(in.view(), &b));
+    ASSERT_TRUE(fast.process(in.view(), &b));
+
+    double worst = 0;
+    int differ = 0;
+    for (int y = 0; y < fmt.height; ++y)
+        for (int x = 0; x < fmt.width; ++x) {
+            double d = std::abs(double(a.real.at(x, y)) - double(b.real.at(x, y)));
+            if (b.complex) d = std::max(d, double(std::abs(a.complexPlane.at(x, y) - b.complexPlane.at(x, y))));
+            worst = std::max(worst, d);
+            differ += d != 0;
+        }
+    if (edges && std::get<EdgeSpec>(chain.stages.back()).output != EdgeOutput::Strength) {
+        // ALGORITHMS.md 8: identical on synthetic scenes.
+        EXPECT_EQ(differ, 0) << c.chain << ": " << differ << " pixels differ";
+    } else {
+        EXPECT_LE(worst, 1e-5) << c.chain;
+    }
+}
+
+std::vector<Case> cases() {
+    const Size sizes[] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 13}, {5, 40}, {33, 7}, {64, 48}, {131, 67}};
+    std::vector<std::string> chains;
+    for (const char* m : {"direct", "boxes", "recursive"})
+        for (double s : {0.3, 0.8, 2.0, 5.0, 16.0, 64.0}) {
+            if (std::string(m) == "recursive" && s < 0.5) continue;
+            chains.push_back("blur sigma=" + std::to_string(s) + " method=" + m);
+        }
+    chains.push_back("blur sigma=2");
+    chains.push_back("blur sigma=7");
+    for (const char* m : {"direct", "recursive"})
+        for (int theta : {0, 30, 90, 135})
+            for (const char* out : {"magnitude", "real", "imaginary", "complex"})
+                chains.push_back(std::string("gabor sigma=") + (m[0] == 'd' ? "1.5" : "4") + " wavelength=6 orientation=" +
+                                 std::to_string(theta) + " output=" + out + " method=" + m);
+    chains.push_back("gabor sigma=4 wavelength=8 orientation=30 remove-dc=false method=recursive output=complex");
+    chains.push_back("gabor sigma=2 wavelength=5 orientation=60 remove-dc=false method=direct output=complex");
+    chains.push_back("gabor sigma=10 wavelength=20 orientation=45 method=recursive");
+    chains.push_back("gabor sigma=3 wavelength=8 orientations=6");
+    chains.push_back("gabor sigma=1 wavelength=4 orientations=4 method=direct");
+    chains.push_back("blur sigma=1 ! gabor sigma=4 wavelength=10 orientation=30 output=real");
+    chains.push_back("edges");
+    chains.push_back("edges sigma=2.5 low-threshold=0.01 high-threshold=0.04 output=overlay");
+    chains.push_back("edges method=gabor sigma=2 wavelength=6 low-threshold=0.02 high-threshold=0.06");
+    chains.push_back("edges method=gabor sigma=4 wavelength=10 orientations=4 output=strength");
+    chains.push_back("blur sigma=1 ! edges output=strength");
+    std::vector<Case> out;
+    for (const auto& ch : chains)
+        for (Size s : sizes) out.push_back({ch, s});
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStages, CpuVsReference, ::testing::ValuesIn(cases()), caseName);
+
+TEST(CpuBackend, RejectsMismatchedFramesAndBadSizes) {
+    cpu::CpuBackend b(1);
+    Chain chain;
+    ASSERT_TRUE(parseChain("blur", &chain));
+    EXPECT_FALSE(b.configure(chain, FrameFormat{0, 5}));
+    EXPECT_FALSE(b.configure(chain, FrameFormat{kMaxDimension + 1, 5}));
+    ASSERT_TRUE(b.configure(chain, FrameFormat{8, 8}));
+    Image<std::uint8_t> wrong(9, 8);
+    ChainOutput out;
+    Status s = b.process(wrong.view(), &out);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("does not match the configured 8x8"), std::string::npos);
+}
+
+TEST(CpuBackend, NamesItsKernels) {
+    cpu::CpuBackend b(1);
+    Chain chain;
+    ASSERT_TRUE(parseChain("blur sigma=8 ! gabor method=direct ! edges method=gabor", &chain));
+    ASSERT_TRUE(b.configure(chain, FrameFormat{8, 8}));
+    ASSERT_EQ(b.kernels().size(), 3u);
+    EXPECT_EQ(b.kernels()[0], "blur.recursive.yvv3");
+    EXPECT_EQ(b.kernels()[1], "gabor.direct.fir-complex");
+    EXPECT_EQ(b.kernels()[2], "edges.gabor-energy.bank-nms-hysteresis");
+}
+
+} // namespace
+} // namespace striate

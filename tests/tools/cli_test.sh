@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# End-to-end tests of `striate filter`: outputs, raw arrays, and one clear line with exit status 2
+# for every usage or input error (never a crash).
+set -u
+striate=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0
+pass() { echo "ok: $1"; }
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+
+# A 40x30 PGM test image (gradient plus a bright square) and a colour PPM.
+python3 - <<'PY' || { echo "python3 needed"; exit 1; }
+w, h = 40, 30
+pix = bytes(min(255, (x * 6 + y * 2) + (120 if 10 < x < 25 and 8 < y < 20 else 0)) for y in range(h) for x in range(w))
+open("in.pgm", "wb").write(b"P5\n# comment\n%d %d\n255\n" % (w, h) + pix)
+rgb = bytes(v for p in pix for v in (p, 255 - p, 50))
+open("in.ppm", "wb").write(b"P6\n%d %d\n255\n" % (w, h) + rgb)
+open("broken.png", "wb").write(b"\x89PNG\r\n\x1a\n" + b"garbage" * 10)
+open("broken.jpg", "wb").write(b"\xff\xd8\xff\xe0" + b"\x00" * 40)
+open("notimage.txt", "w").write("hello\n")
+open("empty.png", "wb").write(b"")
+PY
+
+# expect_ok NAME ARGS...: exit 0 and the output file exists.
+expect_ok() {
+    local name=$1; shift
+    if "$striate" "$@" >out.txt 2>err.txt; then pass "$name"; else fail "$name: exit $? $(cat err.txt)"; fi
+}
+# expect_error NAME FRAGMENT ARGS...: exit 2, exactly one line on stderr containing FRAGMENT.
+expect_error() {
+    local name=$1 fragment=$2; shift 2
+    "$striate" "$@" >out.txt 2>err.txt
+    local rc=$?
+    local lines
+    lines=$(wc -l <err.txt)
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$fragment" err.txt; then
+        pass "$name"
+    else
+        fail "$name: exit $rc, $lines lines: $(cat err.txt)"
+    fi
+}
+
+expect_ok "help" --help
+expect_ok "filter help" filter --help
+expect_ok "version" --version
+expect_ok "gabor cpu with raw" filter in.pgm g_cpu.png --chain "gabor sigma=4 wavelength=8 orientation=30" --backend cpu --raw g_cpu.npy
+expect_ok "gabor reference with raw" filter in.pgm g_ref.png --chain "gabor sigma=4 wavelength=8 orientation=30" --backend reference --raw g_ref.npy
+expect_ok "complex raw" filter in.ppm c.pgm --chain "gabor output=complex" --raw c.npy
+expect_ok "explain" filter in.pgm e.png --chain "blur sigma=2 ! edges" --explain
+grep -q "edges.canny" out.txt && pass "explain names kernels" || fail "explain names kernels: $(cat out.txt)"
+for chain in "blur method=direct" "blur method=boxes" "blur method=recursive" "blur method=auto sigma=9" \
+             "gabor method=direct" "gabor method=recursive" "gabor orientations=6" "gabor output=phase" \
+             "edges" "edges method=gabor" "edges output=overlay" "edges output=strength"; do
+    expect_ok "stage: $chain" filter in.ppm s.png --chain "$chain" --raw s.npy
+done
+expect_ok "png round trip" filter g_cpu.png g2.pgm --chain "blur sigma=1"
+
+python3 - <<'PY' && pass "raw arrays agree and have the documented shapes" || fail "raw arrays"
+import struct, sys
+def load(path):
+    data = open(path, "rb").read()
+    assert data[:6] == b"\x93NUMPY", path
+    hl = data[8] | (data[9] << 8)
+    header = data[10:10 + hl].decode()
+    assert "'<f4'" in header and (10 + hl) % 64 == 0, header
+    shape = tuple(int(v) for v in header.split("(")[1].split(")")[0].split(",") if v.strip())
+    n = 1
+    for s in shape: n *= s
+    return shape, struct.unpack("<%df" % n, data[10 + hl:])
+s1, a = load("g_cpu.npy"); s2, b = load("g_ref.npy")
+assert s1 == s2 == (30, 40), (s1, s2)
+worst = max(abs(x - y) for x, y in zip(a, b))
+assert worst <= 1e-5, worst
+s3, _ = load("c.npy")
+assert s3 == (30, 40, 2), s3
+PY
+python3 -c "
+d=open('g_cpu.png','rb').read(); assert d[:8]==b'\x89PNG\r\n\x1a\n'
+p=open('g2.pgm','rb').read(); assert p.startswith(b'P5\n40 30\n255\n')" && pass "output formats" || fail "output formats"
+
+expect_error "missing file" "cannot open 'nope.png'" filter nope.png o.png --chain blur
+expect_error "empty file" "'empty.png' is empty" filter empty.png o.png --chain blur
+expect_error "corrupt png" "is not a readable PNG" filter broken.png o.png --chain blur
+expect_error "corrupt jpeg" "is not a readable JPEG" filter broken.jpg o.png --chain blur
+expect_error "not an image" "is not a PNG, JPEG, PGM or PPM image" filter notimage.txt o.png --chain blur
+expect_error "unknown stage" "unknown stage 'sharpen'" filter in.pgm o.png --chain "sharpen"
+expect_error "sigma=0" "sigma=0 is outside [0.3, 256]" filter in.pgm o.png --chain "blur sigma=0"
+expect_error "sigma=nan" "sigma=nan is not a finite number" filter in.pgm o.png --chain "blur sigma=nan"
+expect_error "low > high" "low-threshold=0.5 is above high-threshold=0.1" filter in.pgm o.png --chain "edges low-threshold=0.5 high-threshold=0.1"
+expect_error "no chain" "filter needs --chain" filter in.pgm o.png
+expect_error "no output" "filter needs IN and OUT" filter in.pgm --chain blur
+expect_error "bad output name" "must end in .png or .pgm" filter in.pgm o.jpg --chain blur
+expect_error "unknown backend" "unknown backend 'gpu'" filter in.pgm o.png --chain blur --backend gpu
+expect_error "unknown option" "unknown option '--fast'" filter in.pgm o.png --chain blur --fast
+expect_error "bad threads" "--threads '0'" filter in.pgm o.png --chain blur --threads 0
+expect_error "unknown command" "unknown command 'blur'" blur
+expect_error "unwritable raw" "cannot write '/nonexistent/x.npy'" filter in.pgm o.png --chain blur --raw /nonexistent/x.npy
+
+echo "$failures failed"
+[ "$failures" -eq 0 ]
