@@ -11,7 +11,7 @@ jobs=$(nproc)
 step() { printf '\n==== %s ====\n' "$*"; }
 
 step "host build"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_BUILD_BENCH=ON >/dev/null
 ninja -C build -j "$jobs"
 
 step "sanitizer build (ASan + UBSan)"

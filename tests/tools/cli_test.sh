@@ -2,7 +2,7 @@
 # End-to-end tests of `striate filter`: outputs, raw arrays, and one clear line with exit status 2
 # for every usage or input error (never a crash).
 set -u
-striate=$1
+striate=$(realpath "$1")
 work=$2
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0
@@ -96,6 +96,15 @@ expect_error "unknown option" "unknown option '--fast'" filter in.pgm o.png --ch
 expect_error "bad threads" "--threads '0'" filter in.pgm o.png --chain blur --threads 0
 expect_error "unknown command" "unknown command 'blur'" blur
 expect_error "unwritable raw" "cannot write '/nonexistent/x.npy'" filter in.pgm o.png --chain blur --raw /nonexistent/x.npy
+
+# The benchmark program, when this build has it (OpenCV installed): one quick run of every row.
+if [ -x "$(dirname "$striate")/striate-bench" ]; then
+    expect_ok "bench runs" bench --size 64x48 --repeat 1 --json bench.json
+    grep -q "GaussianBlur + Canny L2" out.txt && grep -q '"ratio"' bench.json && pass "bench rows" || fail "bench rows"
+    expect_error "bench bad size" "--size '0x0'" bench --size 0x0
+else
+    expect_error "bench without OpenCV" "striate bench needs" bench
+fi
 
 echo "$failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,217 @@
+// striate-bench: times the cpu backend against OpenCV on one real photo at several sizes, both with
+// the same number of threads, and prints medians, spreads and the ratio ours / OpenCV.
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "core/chain.h"
+#include "cpu/neon/cpu_backend.h"
+#include "cpu/neon/neon.h"
+#include "tools/io/image_io.h"
+
+namespace {
+
+using namespace striate;
+using Clock = std::chrono::steady_clock;
+
+const char* kHelp = R"(usage: striate bench [options]
+
+Times the cpu backend against OpenCV on the same real photo (resized), same thread count, and
+prints one row per filter: our median ms, OpenCV's median ms, their spreads (min..max) and the
+ratio ours / OpenCV (below 1: we are faster).
+
+options:
+  --size WxH      one size instead of 640x480, 1280x720 and 1920x1080
+  --photo FILE    the photo (default: scikit-image's motorcycle_left.png from python3-skimage)
+  --repeat N      timed runs per row (default 15)
+  --threads N     threads for both sides (default 2)
+  --json FILE     also write the rows as JSON
+  -h, --help      this text
+)";
+
+struct Timing {
+    double median = 0, min = 0, max = 0;
+};
+
+Timing timeIt(int repeat, const std::function<void()>& fn) {
+    fn();  // warm-up: first-frame allocations, caches, OpenCV's thread pool
+    std::vector<double> ms;
+    for (int i = 0; i < repeat; ++i) {
+        const auto t0 = Clock::now();
+        fn();
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+
+struct Row {
+    std::string size, filter, peer;
+    Timing ours, theirs;
+};
+
+int usage(const std::string& m) {
+    std::fprintf(stderr, "striate-bench: error: %s\n", m.c_str());
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::pair<int, int>> sizes = {{640, 480}, {1280, 720}, {1920, 1080}};
+    std::string photo = "/usr/lib/python3/dist-packages/skimage/data/motorcycle_left.png";
+    std::string json;
+    int repeat = 15, threads = 2;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+        if (a == "-h" || a == "--help") {
+            std::fputs(kHelp, stdout);
+            return 0;
+        } else if (a == "--size") {
+            int w = 0, h = 0;
+            const std::string v = next();
+            if (std::sscanf(v.c_str(), "%dx%d", &w, &h) != 2 || w < 8 || h < 8 || w > 8192 || h > 8192)
+                return usage("--size '" + v + "' is not WxH with sides in 8..8192");
+            sizes = {{w, h}};
+        } else if (a == "--photo") {
+            photo = next();
+        } else if (a == "--repeat") {
+            repeat = std::atoi(next().c_str());
+            if (repeat < 1 || repeat > 1000) return usage("--repeat must be in 1..1000");
+        } else if (a == "--threads") {
+            threads = std::atoi(next().c_str());
+            if (threads < 1 || threads > 256) return usage("--threads must be in 1..256");
+        } else if (a == "--json") {
+            json = next();
+        } else {
+            return usage("unknown option '" + a + "' (see striate bench --help)");
+        }
+    }
+    Image<std::uint8_t> original;
+    if (Status s = io::readLuma(photo, &original); !s) return usage(s.message());
+    cv::setNumThreads(threads);
+    std::printf("striate bench: photo %s, %d threads each, %d runs per row, cpu path %s, OpenCV %s\n",
+                photo.c_str(), threads, repeat, cpu::simdPathName(), CV_VERSION);
+    std::printf("%-10s %-44s %-34s %9s %17s %9s %17s %7s\n", "size", "striate (cpu)", "OpenCV", "ours ms",
+                "ours min..max", "cv ms", "cv min..max", "ratio");
+
+    std::vector<Row> rows;
+    for (auto [W, H] : sizes) {
+        const cv::Mat src(original.height(), original.width(), CV_8UC1, original.data(), original.stride());
+        cv::Mat u8;
+        cv::resize(src, u8, cv::Size(W, H), 0, 0, cv::INTER_CUBIC);
+        cv::Mat f32;
+        u8.convertTo(f32, CV_32F, 1.0 / 255);
+        const ImageView<const std::uint8_t> view(u8.ptr<std::uint8_t>(), W, H, static_cast<std::ptrdiff_t>(u8.step));
+        const std::string size = std::to_string(W) + "x" + std::to_string(H);
+        cpu::CpuBackend backend(threads);
+
+        auto ours = [&](const std::string& chainText) {
+            Chain chain;
+            if (Status s = parseChain(chainText, &chain); !s) std::abort();
+            if (Status s = backend.configure(chain, FrameFormat{W, H}); !s) std::abort();
+            ChainOutput out;
+            return timeIt(repeat, [&] { (void)backend.process(view, &out); });
+        };
+        auto add = [&](const std::string& filter, const std::string& peer, Timing a, Timing b) {
+            rows.push_back({size, filter, peer, a, b});
+            const Row& r = rows.back();
+            char oursSpread[32], cvSpread[32];
+            std::snprintf(oursSpread, sizeof oursSpread, "%.2f..%.2f", a.min, a.max);
+            std::snprintf(cvSpread, sizeof cvSpread, "%.2f..%.2f", b.min, b.max);
+            std::printf("%-10s %-44s %-34s %9.2f %17s %9.2f %17s %7.3f\n", r.size.c_str(), filter.c_str(),
+                        peer.c_str(), a.median, oursSpread, b.median, cvSpread, a.median / b.median);
+            std::fflush(stdout);
+        };
+
+        cv::Mat dst, dst2, mag;
+        for (double sigma : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}) {
+            const Timing cvU8 = timeIt(repeat, [&] {
+                cv::GaussianBlur(u8, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
+            });
+            const Timing cvF32 = timeIt(repeat, [&] {
+                cv::GaussianBlur(f32, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
+            });
+            for (const char* m : {"auto", "direct", "boxes", "recursive"}) {
+                char chain[96];
+                std::snprintf(chain, sizeof chain, "blur sigma=%g method=%s", sigma, m);
+                const Timing t = ours(chain);
+                add(chain, "GaussianBlur u8", t, cvU8);
+                add(chain, "GaussianBlur f32", t, cvF32);
+            }
+        }
+        for (double sigma : {2.0, 4.0, 8.0}) {
+            const double lambda = 2 * sigma;  // one octave: the usual pairing, 8 at sigma 4
+            const int R = static_cast<int>(std::ceil(4 * sigma));
+            for (double theta : {0.0, 30.0}) {
+                char chain[128];
+                std::snprintf(chain, sizeof chain, "gabor sigma=%g wavelength=%g orientation=%g", sigma, lambda, theta);
+                const Timing t = ours(chain);
+                const double th = theta * std::numbers::pi / 180;
+                const cv::Mat kre = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, 0, CV_32F);
+                const cv::Mat kim =
+                    cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, std::numbers::pi / 2, CV_32F);
+                const Timing full = timeIt(repeat, [&] {
+                    cv::filter2D(f32, dst, CV_32F, kre, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                    cv::filter2D(f32, dst2, CV_32F, kim, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                    cv::magnitude(dst, dst2, mag);
+                });
+                add(chain, "filter2D complex Gabor", t, full);
+                if (theta == 0) {
+                    // At 0 degrees the kernel separates: g(y) times g(x) cos / sin (w x).
+                    cv::Mat g(1, 2 * R + 1, CV_32F), gc(1, 2 * R + 1, CV_32F), gs(1, 2 * R + 1, CV_32F);
+                    for (int t2 = -R; t2 <= R; ++t2) {
+                        const double e = std::exp(-t2 * t2 / (2 * sigma * sigma));
+                        g.at<float>(t2 + R) = static_cast<float>(e);
+                        gc.at<float>(t2 + R) = static_cast<float>(e * std::cos(2 * std::numbers::pi * t2 / lambda));
+                        gs.at<float>(t2 + R) = static_cast<float>(e * std::sin(2 * std::numbers::pi * t2 / lambda));
+                    }
+                    const Timing sep = timeIt(repeat, [&] {
+                        cv::sepFilter2D(f32, dst, CV_32F, gc, g, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                        cv::sepFilter2D(f32, dst2, CV_32F, gs, g, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                        cv::magnitude(dst, dst2, mag);
+                    });
+                    add(chain, "sepFilter2D complex Gabor", t, sep);
+                }
+            }
+        }
+        {
+            // Thresholds in OpenCV's 3x3 Sobel units: 8 * 255 times ours (gradient of the unit image).
+            const EdgeSpec e;
+            const double scale = 8 * 255.0;
+            const Timing t = ours("edges sigma=1.4");
+            const Timing peer = timeIt(repeat, [&] {
+                cv::GaussianBlur(u8, dst, cv::Size(0, 0), 1.4, 1.4, cv::BORDER_REPLICATE);
+                cv::Canny(dst, dst2, e.lowThreshold * scale, e.highThreshold * scale, 3, true);
+            });
+            add("edges method=canny sigma=1.4", "GaussianBlur + Canny L2", t, peer);
+        }
+    }
+    if (!json.empty()) {
+        std::FILE* f = std::fopen(json.c_str(), "w");
+        if (!f) return usage("cannot write '" + json + "'");
+        std::fprintf(f, "[\n");
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const Row& r = rows[i];
+            std::fprintf(f,
+                         "  {\"size\": \"%s\", \"filter\": \"%s\", \"peer\": \"%s\", \"ours_ms\": %.4f, "
+                         "\"ours_min\": %.4f, \"ours_max\": %.4f, \"peer_ms\": %.4f, \"peer_min\": %.4f, "
+                         "\"peer_max\": %.4f, \"ratio\": %.4f}%s\n",
+                         r.size.c_str(), r.filter.c_str(), r.peer.c_str(), r.ours.median, r.ours.min, r.ours.max,
+                         r.theirs.median, r.theirs.min, r.theirs.max, r.ours.median / r.theirs.median,
+                         i + 1 < rows.size() ? "," : "");
+        }
+        std::fprintf(f, "]\n");
+        std::fclose(f);
+    }
+    return 0;
+}
