@@ -168,7 +168,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                 for (int l = 0; l < valid; ++l)
                     if (k == 0 || clearlyGreater(m[l], dst[l])) {
                         dst[l] = m[l];
-                        sec[l] = o.sector;
+                        if (plan.sink == GaborSink::MaxEnergy) sec[l] = o.sector;
                     }
             }
         });

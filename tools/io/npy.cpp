@@ -1,9 +1,10 @@
 #include "tools/io/npy.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -47,28 +48,6 @@ Status writeNpy(const std::string& path, ImageView<const float> p) {
 Status writeNpy(const std::string& path, ImageView<const Complex32> p) {
     // std::complex<float> is laid out as two floats (real, imaginary), as NumPy's last axis wants.
     return writeArray(path, p.height, p.width, 2, [&](int y) { return reinterpret_cast<const float*>(p.row(y)); });
-}
-
-Status readNpy(const std::string& path, Image<float>* plane, int* channels) {
-    File f(std::fopen(path.c_str(), "rb"));
-    if (!f) return Status::error("cannot open '" + path + "': " + std::strerror(errno));
-    unsigned char pre[10];
-    if (std::fread(pre, 1, 10, f.get()) != 10 || std::memcmp(pre, "\x93NUMPY", 6) != 0 || pre[6] != 1)
-        return Status::error("'" + path + "' is not a version 1 NumPy file");
-    std::string header(pre[8] | (pre[9] << 8), '\0');
-    if (std::fread(header.data(), 1, header.size(), f.get()) != header.size())
-        return Status::error("'" + path + "' is truncated");
-    std::smatch m;
-    if (header.find("'<f4'") == std::string::npos ||
-        !std::regex_search(header, m, std::regex(R"(\((\d+), (\d+)(?:, (\d+))?\))")))
-        return Status::error("'" + path + "' is not a float32 H x W (x C) array");
-    const int h = std::stoi(m[1]), w = std::stoi(m[2]);
-    *channels = m[3].matched ? std::stoi(m[3]) : 1;
-    plane->reset(w * *channels, h);
-    for (int y = 0; y < h; ++y)
-        if (std::fread(plane->row(y), sizeof(float), std::size_t(w) * *channels, f.get()) != std::size_t(w) * *channels)
-            return Status::error("'" + path + "' is truncated");
-    return {};
 }
 
 } // namespace striate::io

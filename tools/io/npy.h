@@ -12,7 +12,4 @@ namespace striate::io {
 Status writeNpy(const std::string& path, ImageView<const float> plane);
 Status writeNpy(const std::string& path, ImageView<const Complex32> plane);
 
-/// Reads a float32 NumPy array written by writeNpy (tests and tools).
-Status readNpy(const std::string& path, Image<float>* plane, int* channels);
-
 } // namespace striate::io
