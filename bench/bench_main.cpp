@@ -33,6 +33,7 @@ options:
   --photo FILE    the photo (default: scikit-image's motorcycle_left.png from python3-skimage)
   --repeat N      timed runs per row (default 15)
   --threads N     threads for both sides (default 2)
+  --only TEXT     only the rows whose filter contains TEXT (e.g. "canny", "sigma=8")
   --json FILE     also write the rows as JSON
   -h, --help      this text
 )";
@@ -68,7 +69,7 @@ int usage(const std::string& m) {
 int main(int argc, char** argv) {
     std::vector<std::pair<int, int>> sizes = {{640, 480}, {1280, 720}, {1920, 1080}};
     std::string photo = "/usr/lib/python3/dist-packages/skimage/data/motorcycle_left.png";
-    std::string json;
+    std::string json, only;
     int repeat = 15, threads = 2;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -90,6 +91,8 @@ int main(int argc, char** argv) {
         } else if (a == "--threads") {
             threads = std::atoi(next().c_str());
             if (threads < 1 || threads > 256) return usage("--threads must be in 1..256");
+        } else if (a == "--only") {
+            only = next();
         } else if (a == "--json") {
             json = next();
         } else {
@@ -115,6 +118,7 @@ int main(int argc, char** argv) {
         const std::string size = std::to_string(W) + "x" + std::to_string(H);
         cpu::CpuBackend backend(threads);
 
+        auto wanted = [&](const std::string& filter) { return only.empty() || filter.find(only) != std::string::npos; };
         auto ours = [&](const std::string& chainText) {
             Chain chain;
             if (Status s = parseChain(chainText, &chain); !s) std::abort();
@@ -135,6 +139,11 @@ int main(int argc, char** argv) {
 
         cv::Mat dst, dst2, mag;
         for (double sigma : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}) {
+            char prefix[48];
+            std::snprintf(prefix, sizeof prefix, "blur sigma=%g method=", sigma);
+            if (!wanted(prefix) && !wanted(std::string(prefix) + "auto") && !wanted(std::string(prefix) + "boxes") &&
+                !wanted(std::string(prefix) + "direct") && !wanted(std::string(prefix) + "recursive"))
+                continue;
             const Timing cvU8 = timeIt(repeat, [&] {
                 cv::GaussianBlur(u8, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
             });
@@ -144,6 +153,7 @@ int main(int argc, char** argv) {
             for (const char* m : {"auto", "direct", "boxes", "recursive"}) {
                 char chain[96];
                 std::snprintf(chain, sizeof chain, "blur sigma=%g method=%s", sigma, m);
+                if (!wanted(chain)) continue;
                 const Timing t = ours(chain);
                 add(chain, "GaussianBlur u8", t, cvU8);
                 add(chain, "GaussianBlur f32", t, cvF32);
@@ -155,6 +165,7 @@ int main(int argc, char** argv) {
             for (double theta : {0.0, 30.0}) {
                 char chain[128];
                 std::snprintf(chain, sizeof chain, "gabor sigma=%g wavelength=%g orientation=%g", sigma, lambda, theta);
+                if (!wanted(chain)) continue;
                 const Timing t = ours(chain);
                 const double th = theta * std::numbers::pi / 180;
                 const cv::Mat kre = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, 0, CV_32F);
@@ -184,7 +195,7 @@ int main(int argc, char** argv) {
                 }
             }
         }
-        {
+        if (wanted("edges method=canny sigma=1.4")) {
             // Thresholds in OpenCV's 3x3 Sobel units: 8 * 255 times ours (gradient of the unit image).
             const EdgeSpec e;
             const double scale = 8 * 255.0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "cpu/neon/lines.h"
 #include "cpu/neon/neon.h"
@@ -40,9 +41,15 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     plans_.clear();
     for (const Stage& st : chain.stages) plans_.push_back(planStage(st));
     const int W = format.width, H = format.height;
-    int pad = 0;
-    for (const StagePlan& p : plans_) pad = std::max({pad, p.blur.pad, p.gabor.dcBlur.pad});
-    const std::size_t blockSize = static_cast<std::size_t>(std::max(W, H) + 2 * pad) * kLanes;
+    // A block holds a line plus the box cascade's padding; a direct blur's padded row (firRows)
+    // needs W + 2R floats, which exceeds a block on narrow frames with a wide kernel.
+    int pad = 0, radius = 0;
+    for (const StagePlan& p : plans_) {
+        pad = std::max({pad, p.blur.pad, p.gabor.dcBlur.pad});
+        radius = std::max({radius, static_cast<int>(p.blur.taps.size()), static_cast<int>(p.gabor.dcBlur.taps.size())});
+    }
+    const std::size_t blockSize = std::max(static_cast<std::size_t>(std::max(W, H) + 2 * pad) * kLanes,
+                                           static_cast<std::size_t>(W + 2 * radius));
     scratch_.assign(pool_.size(), Scratch{});
     for (Scratch& s : scratch_)
         for (auto& b : s.block) b.assign(blockSize, 0.0f);
@@ -85,6 +92,17 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
         return a;
     };
     const int W = in.width, H = in.height;
+    if (plan.method == BlurMethod::Direct) {
+        // Row-wise schedule: no transposes for an FIR (the block engine serves the recursions).
+        pool_.parallelFor(groups(H), [&](int g, int worker) {
+            firRows(in, rowPass_.view(), g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
+                    scratch_[worker].block[0].data());
+        });
+        pool_.parallelFor(groups(H), [&](int g, int) {
+            firColumns(ImageView<const float>(rowPass_.view()), out, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps);
+        });
+        return;
+    }
     const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(pad) * kLanes;
     pool_.parallelFor(groups(H), [&](int g, int worker) {
         Scratch& s = scratch_[worker];
@@ -219,29 +237,64 @@ void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
     const int W = format_.width, H = format_.height;
     const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
     // 0: none, 1: weak, 2: strong, 3: edge (reached from a strong pixel)
+    const float up = static_cast<float>(1 + kTieTolerance), down = static_cast<float>(1 - kTieTolerance);
     pool_.parallelFor(groups(H), [&](int g, int) {
         for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
             const float* rows[3] = {strength_.row(std::max(y - 1, 0)), strength_.row(y),
                                     strength_.row(std::min(y + 1, H - 1))};
             const std::uint8_t* sec = sector_.row(y);
             std::uint8_t* cls = class_.row(y);
-            for (int x = 0; x < W; ++x) {
+            auto scalar = [&](int x) {
                 const int dx = kSectorStep[sec[x]][0], dy = kSectorStep[sec[x]][1];
                 const float v = rows[1][x];
                 const float before = rows[1 - dy][std::clamp(x - dx, 0, W - 1)];
                 const float after = rows[1 + dy][std::clamp(x + dx, 0, W - 1)];
-                const bool max = isLocalMaximum(v, before, after);
-                cls[x] = !max ? 0 : v >= high ? 2 : v >= low ? 1 : 0;
+                cls[x] = !isLocalMaximum(v, before, after) ? 0 : v >= high ? 2 : v >= low ? 1 : 0;
+            };
+            int x = 0;
+            if (W > 0) scalar(x++);
+            // Interior: all four sectors' neighbours are loaded and the pixel's sector selects.
+            const float* a = rows[0];
+            const float* m = rows[1];
+            const float* b = rows[2];
+            for (; x + 4 <= W - 1; x += 4) {
+                std::uint32_t packed;
+                std::memcpy(&packed, sec + x, 4);
+                const uint32x4_t s = vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(packed)))));
+                const uint32x4_t s0 = vceqq_u32(s, vdupq_n_u32(0)), s1 = vceqq_u32(s, vdupq_n_u32(1));
+                const uint32x4_t s2 = vceqq_u32(s, vdupq_n_u32(2));
+                const float32x4_t v = vld1q_f32(m + x);
+                // sector 0: (x-1, y) / (x+1, y); 1: (x-1, y-1) / (x+1, y+1); 2: (x, y-1) / (x, y+1);
+                // 3: (x+1, y-1) / (x-1, y+1)
+                float32x4_t before = vbslq_f32(s2, vld1q_f32(a + x), vld1q_f32(a + x + 1));
+                before = vbslq_f32(s1, vld1q_f32(a + x - 1), before);
+                before = vbslq_f32(s0, vld1q_f32(m + x - 1), before);
+                float32x4_t after = vbslq_f32(s2, vld1q_f32(b + x), vld1q_f32(b + x - 1));
+                after = vbslq_f32(s1, vld1q_f32(b + x + 1), after);
+                after = vbslq_f32(s0, vld1q_f32(m + x + 1), after);
+                const uint32x4_t isMax =
+                    vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up)), vcgeq_f32(v, vmulq_n_f32(after, down)));
+                const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high));
+                const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low));
+                uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
+                c = vandq_u32(c, isMax);
+                const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
+                packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
+                std::memcpy(cls + x, &packed, 4);
             }
+            for (; x < W; ++x) scalar(x);
         }
     });
+    // Hysteresis: flood from each strong seed through weak pixels. Seeds are sparse, so rows are
+    // scanned with memchr (vectorised by the C library) rather than pixel by pixel.
     const std::ptrdiff_t stride = class_.stride();
     std::uint8_t* c = class_.data();
-    for (int y = 0; y < H; ++y)
-        for (int x = 0; x < W; ++x) {
-            if (c[y * stride + x] != 2) continue;
-            c[y * stride + x] = 3;
-            stack_.push_back(y * W + x);
+    for (int y = 0; y < H; ++y) {
+        std::uint8_t* row = c + y * stride;
+        for (auto* seed = static_cast<std::uint8_t*>(std::memchr(row, 2, W)); seed;
+             seed = static_cast<std::uint8_t*>(std::memchr(seed + 1, 2, W - (seed + 1 - row)))) {
+            *seed = 3;
+            stack_.push_back(y * W + static_cast<int>(seed - row));
             while (!stack_.empty()) {
                 const int p = stack_.back();
                 stack_.pop_back();
@@ -255,7 +308,9 @@ void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
                         }
                     }
             }
+            if (seed + 1 >= row + W) break;
         }
+    }
 }
 
 template <class Src>
@@ -281,9 +336,20 @@ void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<
                 float* o = out.row(y);
                 switch (e->output) {
                 case EdgeOutput::Strength: std::copy(strength_.row(y), strength_.row(y) + W, o); break;
-                case EdgeOutput::Edges:
-                    for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : 0.0f;
+                case EdgeOutput::Edges: {
+                    int x = 0;
+                    const uint32x4_t one = vreinterpretq_u32_f32(vdupq_n_f32(1.0f));
+                    for (; x + 8 <= W; x += 8) {
+                        // All-ones lanes where the class is 3, widened with sign extension.
+                        const int16x8_t mask = vmovl_s8(vreinterpret_s8_u8(vceq_u8(vld1_u8(cls + x), vdup_n_u8(3))));
+                        const uint32x4_t lo = vreinterpretq_u32_s32(vmovl_s16(vget_low_s16(mask)));
+                        const uint32x4_t hi = vreinterpretq_u32_s32(vmovl_s16(vget_high_s16(mask)));
+                        vst1q_f32(o + x, vreinterpretq_f32_u32(vandq_u32(lo, one)));
+                        vst1q_f32(o + x + 4, vreinterpretq_f32_u32(vandq_u32(hi, one)));
+                    }
+                    for (; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : 0.0f;
                     break;
+                }
                 case EdgeOutput::Overlay:
                     for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : unitValue(in.row(y)[x]);
                     break;

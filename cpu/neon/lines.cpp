@@ -106,6 +106,84 @@ void firBlock(const float* in, float* out, int n, const std::vector<float>& taps
     }
 }
 
+namespace {
+
+template <class T>
+void firRowsImpl(ImageView<const T> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
+                 float* line) {
+    const int R = static_cast<int>(taps.size()) - 1;
+    const int W = src.width;
+    for (int y = y0; y < y1; ++y) {
+        const T* in = src.row(y);
+        for (int i = 0; i < R; ++i) line[i] = loadScalar(in);
+        int x = 0;
+        for (; x + 4 <= W; x += 4) vst1q_f32(line + R + x, loadLane4(in + x));
+        for (; x < W; ++x) line[R + x] = loadScalar(in + x);
+        for (int i = 0; i < R; ++i) line[R + W + i] = loadScalar(in + W - 1);
+        float* out = dst.row(y);
+        const float* c = line + R;
+        x = 0;
+        for (; x + 8 <= W; x += 8) {
+            float32x4_t a0 = vmulq_n_f32(vld1q_f32(c + x), taps[0]);
+            float32x4_t a1 = vmulq_n_f32(vld1q_f32(c + x + 4), taps[0]);
+            for (int k = 1; k <= R; ++k) {
+                a0 = vmlaq_n_f32(a0, vaddq_f32(vld1q_f32(c + x - k), vld1q_f32(c + x + k)), taps[k]);
+                a1 = vmlaq_n_f32(a1, vaddq_f32(vld1q_f32(c + x + 4 - k), vld1q_f32(c + x + 4 + k)), taps[k]);
+            }
+            vst1q_f32(out + x, a0);
+            vst1q_f32(out + x + 4, a1);
+        }
+        for (; x < W; ++x) {
+            float acc = c[x] * taps[0];
+            for (int k = 1; k <= R; ++k) acc += (c[x - k] + c[x + k]) * taps[k];
+            out[x] = acc;
+        }
+    }
+}
+
+} // namespace
+
+void firRows(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
+             float* line) {
+    firRowsImpl(src, dst, y0, y1, taps, line);
+}
+void firRows(ImageView<const std::uint8_t> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
+             float* line) {
+    firRowsImpl(src, dst, y0, y1, taps, line);
+}
+
+void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps) {
+    const int R = static_cast<int>(taps.size()) - 1;
+    const int W = src.width, H = src.height;
+    // Chunks of 256 columns keep the 2R + 1 input row segments in L1.
+    constexpr int kChunk = 256;
+    for (int y = y0; y < y1; ++y) {
+        float* out = dst.row(y);
+        const float* c = src.row(y);
+        for (int x0 = 0; x0 < W; x0 += kChunk) {
+            const int x1 = std::min(W, x0 + kChunk);
+            int x = x0;
+            for (; x + 8 <= x1; x += 8) {
+                float32x4_t a0 = vmulq_n_f32(vld1q_f32(c + x), taps[0]);
+                float32x4_t a1 = vmulq_n_f32(vld1q_f32(c + x + 4), taps[0]);
+                for (int k = 1; k <= R; ++k) {
+                    const float* u = src.row(clampIndex(y - k, H));
+                    const float* d = src.row(clampIndex(y + k, H));
+                    a0 = vmlaq_n_f32(a0, vaddq_f32(vld1q_f32(u + x), vld1q_f32(d + x)), taps[k]);
+                    a1 = vmlaq_n_f32(a1, vaddq_f32(vld1q_f32(u + x + 4), vld1q_f32(d + x + 4)), taps[k]);
+                }
+                vst1q_f32(out + x, a0);
+                vst1q_f32(out + x + 4, a1);
+            }
+            for (; x < x1; ++x) {
+                float acc = c[x] * taps[0];
+                for (int k = 1; k <= R; ++k) acc += (src.row(clampIndex(y - k, H))[x] + src.row(clampIndex(y + k, H))[x]) * taps[k];
+                out[x] = acc;
+            }
+        }
+    }
+}
+
 GaborTaps gaborTapsFloat(double sigma, double w) {
     const std::vector<Complex64> t = gaborTaps(sigma, w);
     const int R = static_cast<int>(t.size()) / 2;

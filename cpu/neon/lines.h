@@ -30,6 +30,15 @@ void scatterColumns(const float* block, int firstColumn, ImageView<float> dst);
 /// Sampled Gaussian FIR, symmetric taps (taps[0..R]), replicate borders: out = sum in[i-t] g[|t|].
 void firBlock(const float* in, float* out, int n, const std::vector<float>& taps);
 
+/// The row-wise schedule of the same FIR, for the direct method: no transposes. Horizontal: each
+/// row of [y0, y1) is copied with R replicated samples per side into `line` (width + 2R floats)
+/// and filtered with unaligned loads. Vertical: output row y sums input rows y-R..y+R.
+void firRows(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
+             float* line);
+void firRows(ImageView<const std::uint8_t> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
+             float* line);
+void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps);
+
 /// Direct Gabor taps along one axis: c[t] = g[t] cos(w t), s[t] = g[t] sin(w t), t = 0..R.
 struct GaborTaps {
     std::vector<float> c;

@@ -11,6 +11,9 @@
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/arm/neon.h>
 #define STRIATE_NEON_NATIVE 0
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 #endif
 
 #include <cmath>
@@ -54,6 +57,13 @@ inline float32x4_t sqrtq(float32x4_t x) {
     r = vmulq_f32(r, vrsqrtsq_f32(vmulq_f32(x, r), r));
     const float32x4_t s = vmulq_f32(x, r);
     return vbslq_f32(vceqq_f32(x, vdupq_n_f32(0.0f)), vdupq_n_f32(0.0f), s);
+#elif defined(__SSE__)
+    // SIMDe 0.7.4 lacks vsqrtq_f32; SSE has the same correctly rounded operation.
+    __m128 m;
+    std::memcpy(&m, &x, sizeof m);
+    m = _mm_sqrt_ps(m);
+    std::memcpy(&x, &m, sizeof m);
+    return x;
 #else
     float v[4];
     vst1q_f32(v, x);
