@@ -193,98 +193,124 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
     }
 }
 
-void CpuBackend::gradient(ImageView<const float> s) {
-    const int W = s.width, H = s.height;
+namespace {
+
+/// One row of central-difference gradients: L2 magnitude and NMS sector (ALGORITHMS.md 4.1).
+void gradientRow(const float* up, const float* mid, const float* dn, int W, float* m, std::uint8_t* sec) {
     const float t1 = static_cast<float>(kTan22_5), t2 = static_cast<float>(kTan67_5);
-    pool_.parallelFor(groups(H), [&](int g, int) {
-        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
-            const float* up = s.row(std::max(y - 1, 0));
-            const float* mid = s.row(y);
-            const float* dn = s.row(std::min(y + 1, H - 1));
-            float* m = strength_.row(y);
-            std::uint8_t* sec = sector_.row(y);
-            auto scalar = [&](int x) {
-                const float gx = (mid[std::min(x + 1, W - 1)] - mid[std::max(x - 1, 0)]) * 0.5f;
-                const float gy = (dn[x] - up[x]) * 0.5f;
-                m[x] = std::sqrt(gx * gx + gy * gy);
-                const float ax = std::abs(gx), ay = std::abs(gy);
-                sec[x] = ay <= t1 * ax ? 0 : ay > t2 * ax ? 2 : ((gx > 0) == (gy > 0) ? 1 : 3);
-            };
-            int x = 0;
-            if (W > 0) scalar(x++);
-            const float32x4_t half = vdupq_n_f32(0.5f), zero = vdupq_n_f32(0.0f);
-            for (; x + 4 <= W - 1; x += 4) {
-                const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
-                const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
-                vst1q_f32(m + x, sqrtq(vaddq_f32(vmulq_f32(gx, gx), vmulq_f32(gy, gy))));
-                const float32x4_t ax = vabsq_f32(gx), ay = vabsq_f32(gy);
-                const uint32x4_t isX = vcleq_f32(ay, vmulq_n_f32(ax, t1));
-                const uint32x4_t isY = vcgtq_f32(ay, vmulq_n_f32(ax, t2));
-                const uint32x4_t diag = vceqq_u32(vcgtq_f32(gx, zero), vcgtq_f32(gy, zero));
-                uint32x4_t code = vbslq_u32(diag, vdupq_n_u32(1), vdupq_n_u32(3));
-                code = vbslq_u32(isY, vdupq_n_u32(2), code);
-                code = vbslq_u32(isX, vdupq_n_u32(0), code);
-                std::uint32_t lanes[4];
-                vst1q_u32(lanes, code);
-                for (int j = 0; j < 4; ++j) sec[x + j] = static_cast<std::uint8_t>(lanes[j]);
-            }
-            for (; x < W; ++x) scalar(x);
+    auto scalar = [&](int x) {
+        const float gx = (mid[std::min(x + 1, W - 1)] - mid[std::max(x - 1, 0)]) * 0.5f;
+        const float gy = (dn[x] - up[x]) * 0.5f;
+        m[x] = std::sqrt(gx * gx + gy * gy);
+        const float ax = std::abs(gx), ay = std::abs(gy);
+        sec[x] = ay <= t1 * ax ? 0 : ay > t2 * ax ? 2 : ((gx > 0) == (gy > 0) ? 1 : 3);
+    };
+    int x = 0;
+    if (W > 0) scalar(x++);
+    const float32x4_t half = vdupq_n_f32(0.5f), zero = vdupq_n_f32(0.0f);
+    for (; x + 4 <= W - 1; x += 4) {
+        const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
+        const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
+        vst1q_f32(m + x, sqrtq(vaddq_f32(vmulq_f32(gx, gx), vmulq_f32(gy, gy))));
+        const float32x4_t ax = vabsq_f32(gx), ay = vabsq_f32(gy);
+        const uint32x4_t isX = vcleq_f32(ay, vmulq_n_f32(ax, t1));
+        const uint32x4_t isY = vcgtq_f32(ay, vmulq_n_f32(ax, t2));
+        const uint32x4_t diag = vceqq_u32(vcgtq_f32(gx, zero), vcgtq_f32(gy, zero));
+        uint32x4_t code = vbslq_u32(diag, vdupq_n_u32(1), vdupq_n_u32(3));
+        code = vbslq_u32(isY, vdupq_n_u32(2), code);
+        code = vbslq_u32(isX, vdupq_n_u32(0), code);
+        const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(code), vmovn_u32(code)));
+        const std::uint32_t packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
+        std::memcpy(sec + x, &packed, 4);
+    }
+    for (; x < W; ++x) scalar(x);
+}
+
+/// One row of non-maximum suppression and double threshold: 0 none, 1 weak, 2 strong.
+void suppressRow(const float* a, const float* m, const float* b, const std::uint8_t* sec, int W, float low,
+                 float high, std::uint8_t* cls) {
+    const float up = static_cast<float>(1 + kTieTolerance), down = static_cast<float>(1 - kTieTolerance);
+    const float* rows[3] = {a, m, b};
+    auto scalar = [&](int x) {
+        const int dx = kSectorStep[sec[x]][0], dy = kSectorStep[sec[x]][1];
+        const float v = m[x];
+        const float before = rows[1 - dy][std::clamp(x - dx, 0, W - 1)];
+        const float after = rows[1 + dy][std::clamp(x + dx, 0, W - 1)];
+        cls[x] = !isLocalMaximum(v, before, after) ? 0 : v >= high ? 2 : v >= low ? 1 : 0;
+    };
+    int x = 0;
+    if (W > 0) scalar(x++);
+    // Interior: all four sectors' neighbours are loaded and the pixel's sector selects.
+    for (; x + 4 <= W - 1; x += 4) {
+        std::uint32_t packed;
+        std::memcpy(&packed, sec + x, 4);
+        const uint32x4_t s = vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(packed)))));
+        const uint32x4_t s0 = vceqq_u32(s, vdupq_n_u32(0)), s1 = vceqq_u32(s, vdupq_n_u32(1));
+        const uint32x4_t s2 = vceqq_u32(s, vdupq_n_u32(2));
+        const float32x4_t v = vld1q_f32(m + x);
+        // sector 0: (x-1, y) / (x+1, y); 1: (x-1, y-1) / (x+1, y+1); 2: (x, y-1) / (x, y+1);
+        // 3: (x+1, y-1) / (x-1, y+1)
+        float32x4_t before = vbslq_f32(s2, vld1q_f32(a + x), vld1q_f32(a + x + 1));
+        before = vbslq_f32(s1, vld1q_f32(a + x - 1), before);
+        before = vbslq_f32(s0, vld1q_f32(m + x - 1), before);
+        float32x4_t after = vbslq_f32(s2, vld1q_f32(b + x), vld1q_f32(b + x - 1));
+        after = vbslq_f32(s1, vld1q_f32(b + x + 1), after);
+        after = vbslq_f32(s0, vld1q_f32(m + x + 1), after);
+        const uint32x4_t isMax =
+            vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up)), vcgeq_f32(v, vmulq_n_f32(after, down)));
+        const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high));
+        const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low));
+        uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
+        c = vandq_u32(c, isMax);
+        const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
+        packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
+        std::memcpy(cls + x, &packed, 4);
+    }
+    for (; x < W; ++x) scalar(x);
+}
+
+} // namespace
+
+void CpuBackend::cannyClasses(ImageView<const float> s, const EdgeSpec& spec, bool keepStrength) {
+    // Gradient and suppression fused per band: three gradient rows in a per-thread ring, so the
+    // strength and sector planes are written only when the strength output needs them.
+    const int W = s.width, H = s.height;
+    const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
+    pool_.parallelFor(groups(H), [&](int g, int worker) {
+        Scratch& scratch = scratch_[worker];
+        float* m[3] = {scratch.block[1].data(), scratch.block[1].data() + W, scratch.block[1].data() + 2 * W};
+        auto* secBase = reinterpret_cast<std::uint8_t*>(scratch.block[2].data());
+        std::uint8_t* sec[3] = {secBase, secBase + W, secBase + 2 * W};
+        auto gradientOf = [&](int y, int slot) {
+            y = std::clamp(y, 0, H - 1);
+            gradientRow(s.row(std::max(y - 1, 0)), s.row(y), s.row(std::min(y + 1, H - 1)), W, m[slot], sec[slot]);
+        };
+        const int y0 = g * kLanes, y1 = std::min(H, y0 + kLanes);
+        gradientOf(y0 - 1, 0);
+        gradientOf(y0, 1);
+        for (int y = y0; y < y1; ++y) {
+            const int prev = (y - y0) % 3, cur = (y - y0 + 1) % 3, next = (y - y0 + 2) % 3;
+            gradientOf(y + 1, next);
+            suppressRow(m[prev], m[cur], m[next], sec[cur], W, low, high, class_.row(y));
+            if (keepStrength) std::copy(m[cur], m[cur] + W, strength_.row(y));
         }
     });
+    trace();
 }
 
 void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
     const int W = format_.width, H = format_.height;
     const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
-    // 0: none, 1: weak, 2: strong, 3: edge (reached from a strong pixel)
-    const float up = static_cast<float>(1 + kTieTolerance), down = static_cast<float>(1 - kTieTolerance);
     pool_.parallelFor(groups(H), [&](int g, int) {
-        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
-            const float* rows[3] = {strength_.row(std::max(y - 1, 0)), strength_.row(y),
-                                    strength_.row(std::min(y + 1, H - 1))};
-            const std::uint8_t* sec = sector_.row(y);
-            std::uint8_t* cls = class_.row(y);
-            auto scalar = [&](int x) {
-                const int dx = kSectorStep[sec[x]][0], dy = kSectorStep[sec[x]][1];
-                const float v = rows[1][x];
-                const float before = rows[1 - dy][std::clamp(x - dx, 0, W - 1)];
-                const float after = rows[1 + dy][std::clamp(x + dx, 0, W - 1)];
-                cls[x] = !isLocalMaximum(v, before, after) ? 0 : v >= high ? 2 : v >= low ? 1 : 0;
-            };
-            int x = 0;
-            if (W > 0) scalar(x++);
-            // Interior: all four sectors' neighbours are loaded and the pixel's sector selects.
-            const float* a = rows[0];
-            const float* m = rows[1];
-            const float* b = rows[2];
-            for (; x + 4 <= W - 1; x += 4) {
-                std::uint32_t packed;
-                std::memcpy(&packed, sec + x, 4);
-                const uint32x4_t s = vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(packed)))));
-                const uint32x4_t s0 = vceqq_u32(s, vdupq_n_u32(0)), s1 = vceqq_u32(s, vdupq_n_u32(1));
-                const uint32x4_t s2 = vceqq_u32(s, vdupq_n_u32(2));
-                const float32x4_t v = vld1q_f32(m + x);
-                // sector 0: (x-1, y) / (x+1, y); 1: (x-1, y-1) / (x+1, y+1); 2: (x, y-1) / (x, y+1);
-                // 3: (x+1, y-1) / (x-1, y+1)
-                float32x4_t before = vbslq_f32(s2, vld1q_f32(a + x), vld1q_f32(a + x + 1));
-                before = vbslq_f32(s1, vld1q_f32(a + x - 1), before);
-                before = vbslq_f32(s0, vld1q_f32(m + x - 1), before);
-                float32x4_t after = vbslq_f32(s2, vld1q_f32(b + x), vld1q_f32(b + x - 1));
-                after = vbslq_f32(s1, vld1q_f32(b + x + 1), after);
-                after = vbslq_f32(s0, vld1q_f32(m + x + 1), after);
-                const uint32x4_t isMax =
-                    vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up)), vcgeq_f32(v, vmulq_n_f32(after, down)));
-                const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high));
-                const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low));
-                uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
-                c = vandq_u32(c, isMax);
-                const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
-                packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
-                std::memcpy(cls + x, &packed, 4);
-            }
-            for (; x < W; ++x) scalar(x);
-        }
+        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y)
+            suppressRow(strength_.row(std::max(y - 1, 0)), strength_.row(y), strength_.row(std::min(y + 1, H - 1)),
+                        sector_.row(y), W, low, high, class_.row(y));
     });
+    trace();
+}
+
+void CpuBackend::trace() {
+    const int W = format_.width, H = format_.height;
     // Hysteresis: flood from each strong seed through weak pixels. Seeds are sparse, so rows are
     // scanned with memchr (vectorised by the C library) rather than pixel by pixel.
     const std::ptrdiff_t stride = class_.stride();
@@ -324,11 +350,11 @@ void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<
     } else if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
         if (e->method == EdgeMethod::Canny) {
             blur(plan.blur, in, gauss_.view());
-            gradient(gauss_.view());
+            cannyClasses(gauss_.view(), *e, e->output == EdgeOutput::Strength);
         } else {
             gabor(plan.gabor, in, strength_.view());
+            suppressAndTrace(*e);
         }
-        suppressAndTrace(*e);
         const int W = in.width, H = in.height;
         pool_.parallelFor(groups(H), [&](int g, int) {
             for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {

@@ -39,8 +39,12 @@ private:
     void blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
     void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
-    void gradient(ImageView<const float> smoothed);
+    /// Canny from the smoothed image: fused gradient and suppression, then hysteresis.
+    void cannyClasses(ImageView<const float> smoothed, const EdgeSpec& spec, bool keepStrength);
+    /// Gabor energy edges from strength_ and sector_: suppression, then hysteresis.
     void suppressAndTrace(const EdgeSpec& spec);
+    /// Hysteresis on class_: 3 marks the edges.
+    void trace();
 
     ThreadPool pool_;
     Chain chain_;

@@ -155,9 +155,17 @@ void firRows(ImageView<const std::uint8_t> src, ImageView<float> dst, int y0, in
 void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps) {
     const int R = static_cast<int>(taps.size()) - 1;
     const int W = src.width, H = src.height;
-    // Chunks of 256 columns keep the 2R + 1 input row segments in L1.
+    // Row pointers of the window (clamped at the borders), built once per output row; chunks of
+    // 256 columns keep the 2R + 1 input row segments in L1.
     constexpr int kChunk = 256;
+    constexpr int kMaxRadius = 1024;  // R = ceil(4 * 256)
+    const float* above[kMaxRadius + 1];
+    const float* below[kMaxRadius + 1];
     for (int y = y0; y < y1; ++y) {
+        for (int k = 1; k <= R; ++k) {
+            above[k] = src.row(clampIndex(y - k, H));
+            below[k] = src.row(clampIndex(y + k, H));
+        }
         float* out = dst.row(y);
         const float* c = src.row(y);
         for (int x0 = 0; x0 < W; x0 += kChunk) {
@@ -167,8 +175,8 @@ void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1
                 float32x4_t a0 = vmulq_n_f32(vld1q_f32(c + x), taps[0]);
                 float32x4_t a1 = vmulq_n_f32(vld1q_f32(c + x + 4), taps[0]);
                 for (int k = 1; k <= R; ++k) {
-                    const float* u = src.row(clampIndex(y - k, H));
-                    const float* d = src.row(clampIndex(y + k, H));
+                    const float* u = above[k];
+                    const float* d = below[k];
                     a0 = vmlaq_n_f32(a0, vaddq_f32(vld1q_f32(u + x), vld1q_f32(d + x)), taps[k]);
                     a1 = vmlaq_n_f32(a1, vaddq_f32(vld1q_f32(u + x + 4), vld1q_f32(d + x + 4)), taps[k]);
                 }
@@ -177,7 +185,7 @@ void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1
             }
             for (; x < x1; ++x) {
                 float acc = c[x] * taps[0];
-                for (int k = 1; k <= R; ++k) acc += (src.row(clampIndex(y - k, H))[x] + src.row(clampIndex(y + k, H))[x]) * taps[k];
+                for (int k = 1; k <= R; ++k) acc += (above[k][x] + below[k][x]) * taps[k];
                 out[x] = acc;
             }
         }

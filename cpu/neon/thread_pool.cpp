@@ -50,7 +50,7 @@ void ThreadPool::workerLoop(int worker) {
     }
 }
 
-void ThreadPool::parallelFor(int count, const std::function<void(int, int)>& fn) {
+void ThreadPool::run(int count, LoopBody fn) {
     if (count <= 0) return;
     if (workers_.empty() || count == 1) {
         for (int i = 0; i < count; ++i) fn(i, 0);

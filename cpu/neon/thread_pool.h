@@ -1,12 +1,25 @@
 #pragma once
 
 #include <condition_variable>
-#include <functional>
 #include <mutex>
+#include <type_traits>
 #include <thread>
 #include <vector>
 
 namespace striate::cpu {
+
+/// A non-owning reference to a callable taking (index, worker). Unlike std::function it never
+/// allocates, which keeps process() free of per-frame allocations.
+class LoopBody {
+public:
+    template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, LoopBody>>>
+    LoopBody(F& f) : object_(&f), call_([](void* o, int i, int w) { (*static_cast<F*>(o))(i, w); }) {}
+    void operator()(int index, int worker) const { call_(object_, index, worker); }
+
+private:
+    void* object_;
+    void (*call_)(void*, int, int);
+};
 
 /// A fixed set of worker threads that run one parallel loop at a time. The calling thread takes
 /// part as worker 0, so a pool of one thread runs everything inline. Workers are created once and
@@ -22,9 +35,13 @@ public:
 
     /// Calls fn(index, worker) for index in [0, count); `worker` in [0, size()) names the thread,
     /// so callers can give each thread its own scratch memory. Returns when all calls are done.
-    void parallelFor(int count, const std::function<void(int index, int worker)>& fn);
+    template <class F>
+    void parallelFor(int count, F&& fn) {
+        run(count, LoopBody(fn));
+    }
 
 private:
+    void run(int count, LoopBody body);
     void workerLoop(int worker);
     void runItems(int worker);
 
@@ -32,7 +49,7 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable done_;
-    const std::function<void(int, int)>* job_ = nullptr;
+    const LoopBody* job_ = nullptr;
     int count_ = 0;
     int next_ = 0;
     int busy_ = 0;
