@@ -31,7 +31,7 @@ ratio ours / OpenCV (below 1: we are faster).
 options:
   --size WxH      one size instead of 640x480, 1280x720 and 1920x1080
   --photo FILE    the photo (default: scikit-image's motorcycle_left.png from python3-skimage)
-  --repeat N      timed runs per row (default 15)
+  --repeat N      timed runs per row, ours and the peer's alternating (default 15)
   --threads N     threads for both sides (default 2)
   --only TEXT     only the rows whose filter contains TEXT (e.g. "canny", "sigma=8")
   --json FILE     also write the rows as JSON
@@ -42,16 +42,29 @@ struct Timing {
     double median = 0, min = 0, max = 0;
 };
 
-Timing timeIt(int repeat, const std::function<void()>& fn) {
-    fn();  // warm-up: first-frame allocations, caches, OpenCV's thread pool
-    std::vector<double> ms;
-    for (int i = 0; i < repeat; ++i) {
-        const auto t0 = Clock::now();
-        fn();
-        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
+Timing summarize(std::vector<double> ms) {
     std::sort(ms.begin(), ms.end());
     return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+
+double elapsedMs(const std::function<void()>& fn) {
+    const auto t0 = Clock::now();
+    fn();
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// Times two functions in alternation, so both see the same background load: on a shared
+/// machine the load drifts by tens of percent within a minute, and sequential timing would put
+/// that drift into the ratio. One warm-up call each (first-frame allocations, OpenCV's pool).
+std::pair<Timing, Timing> timePair(int repeat, const std::function<void()>& a, const std::function<void()>& b) {
+    a();
+    b();
+    std::vector<double> ta, tb;
+    for (int i = 0; i < repeat; ++i) {
+        ta.push_back(elapsedMs(a));
+        tb.push_back(elapsedMs(b));
+    }
+    return {summarize(ta), summarize(tb)};
 }
 
 struct Row {
@@ -119,12 +132,15 @@ int main(int argc, char** argv) {
         cpu::CpuBackend backend(threads);
 
         auto wanted = [&](const std::string& filter) { return only.empty() || filter.find(only) != std::string::npos; };
-        auto ours = [&](const std::string& chainText) {
+        // Configures the backend for a chain and returns the function that runs one frame.
+        auto ours = [&](const std::string& chainText) -> std::function<void()> {
             Chain chain;
             if (Status s = parseChain(chainText, &chain); !s) std::abort();
             if (Status s = backend.configure(chain, FrameFormat{W, H}); !s) std::abort();
-            ChainOutput out;
-            return timeIt(repeat, [&] { (void)backend.process(view, &out); });
+            return [&] {
+                ChainOutput out;
+                (void)backend.process(view, &out);
+            };
         };
         auto add = [&](const std::string& filter, const std::string& peer, Timing a, Timing b) {
             rows.push_back({size, filter, peer, a, b});
@@ -139,25 +155,31 @@ int main(int argc, char** argv) {
 
         cv::Mat dst, dst2, mag;
         for (double sigma : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}) {
-            char prefix[48];
-            std::snprintf(prefix, sizeof prefix, "blur sigma=%g method=", sigma);
-            if (!wanted(prefix) && !wanted(std::string(prefix) + "auto") && !wanted(std::string(prefix) + "boxes") &&
-                !wanted(std::string(prefix) + "direct") && !wanted(std::string(prefix) + "recursive"))
-                continue;
-            const Timing cvU8 = timeIt(repeat, [&] {
-                cv::GaussianBlur(u8, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
-            });
-            const Timing cvF32 = timeIt(repeat, [&] {
-                cv::GaussianBlur(f32, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
-            });
+            auto cvU8 = [&] { cv::GaussianBlur(u8, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE); };
+            auto cvF32 = [&] { cv::GaussianBlur(f32, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE); };
             for (const char* m : {"auto", "direct", "boxes", "recursive"}) {
                 char chain[96];
                 std::snprintf(chain, sizeof chain, "blur sigma=%g method=%s", sigma, m);
                 if (!wanted(chain)) continue;
-                const Timing t = ours(chain);
-                add(chain, "GaussianBlur u8", t, cvU8);
-                add(chain, "GaussianBlur f32", t, cvF32);
+                const auto run = ours(chain);
+                auto [a, b] = timePair(repeat, run, cvU8);
+                add(chain, "GaussianBlur u8", a, b);
+                std::tie(a, b) = timePair(repeat, run, cvF32);
+                add(chain, "GaussianBlur f32", a, b);
             }
+        }
+        if (wanted("blur sigma=32 method=auto")) {
+            // Constant time: sigma 32 against sigma 4, both ours, alternating (two backends).
+            cpu::CpuBackend other(threads);
+            Chain c32, c4;
+            (void)parseChain("blur sigma=32", &c32);
+            (void)parseChain("blur sigma=4", &c4);
+            (void)backend.configure(c32, FrameFormat{W, H});
+            (void)other.configure(c4, FrameFormat{W, H});
+            ChainOutput out;
+            auto [a, b] = timePair(repeat, [&] { (void)backend.process(view, &out); },
+                                   [&] { (void)other.process(view, &out); });
+            add("blur sigma=32 method=auto", "striate blur sigma=4 (constant time)", a, b);
         }
         for (double sigma : {2.0, 4.0, 8.0}) {
             const double lambda = 2 * sigma;  // one octave: the usual pairing, 8 at sigma 4
@@ -166,12 +188,12 @@ int main(int argc, char** argv) {
                 char chain[128];
                 std::snprintf(chain, sizeof chain, "gabor sigma=%g wavelength=%g orientation=%g", sigma, lambda, theta);
                 if (!wanted(chain)) continue;
-                const Timing t = ours(chain);
+                const auto run = ours(chain);
                 const double th = theta * std::numbers::pi / 180;
                 const cv::Mat kre = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, 0, CV_32F);
                 const cv::Mat kim =
                     cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, std::numbers::pi / 2, CV_32F);
-                const Timing full = timeIt(repeat, [&] {
+                auto [t, full] = timePair(repeat, run, [&] {
                     cv::filter2D(f32, dst, CV_32F, kre, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
                     cv::filter2D(f32, dst2, CV_32F, kim, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
                     cv::magnitude(dst, dst2, mag);
@@ -186,12 +208,12 @@ int main(int argc, char** argv) {
                         gc.at<float>(t2 + R) = static_cast<float>(e * std::cos(2 * std::numbers::pi * t2 / lambda));
                         gs.at<float>(t2 + R) = static_cast<float>(e * std::sin(2 * std::numbers::pi * t2 / lambda));
                     }
-                    const Timing sep = timeIt(repeat, [&] {
+                    auto [t2, sep] = timePair(repeat, run, [&] {
                         cv::sepFilter2D(f32, dst, CV_32F, gc, g, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
                         cv::sepFilter2D(f32, dst2, CV_32F, gs, g, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
                         cv::magnitude(dst, dst2, mag);
                     });
-                    add(chain, "sepFilter2D complex Gabor", t, sep);
+                    add(chain, "sepFilter2D complex Gabor", t2, sep);
                 }
             }
         }
@@ -199,8 +221,7 @@ int main(int argc, char** argv) {
             // Thresholds in OpenCV's 3x3 Sobel units: 8 * 255 times ours (gradient of the unit image).
             const EdgeSpec e;
             const double scale = 8 * 255.0;
-            const Timing t = ours("edges sigma=1.4");
-            const Timing peer = timeIt(repeat, [&] {
+            auto [t, peer] = timePair(repeat, ours("edges sigma=1.4"), [&] {
                 cv::GaussianBlur(u8, dst, cv::Size(0, 0), 1.4, 1.4, cv::BORDER_REPLICATE);
                 cv::Canny(dst, dst2, e.lowThreshold * scale, e.highThreshold * scale, 3, true);
             });
