@@ -79,6 +79,12 @@ private:
     std::ptrdiff_t stride_ = 0;
 };
 
+/// BT.601 luma of one 8-bit RGB sample, rounded: fixed-point weights 19595, 38470, 7471 over 2^16
+/// (0.299, 0.587, 0.114) that sum to 65536, so grey stays exactly grey.
+inline std::uint8_t lumaOf(std::uint8_t r, std::uint8_t g, std::uint8_t b) {
+    return static_cast<std::uint8_t>((19595 * r + 38470 * g + 7471 * b + 32768) >> 16);
+}
+
 /// Copies a view into a new image of the same element type.
 template <class T>
 Image<std::remove_const_t<T>> copyOf(ImageView<T> v) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,8 +102,8 @@ struct EdgeSpec {
     double sigma = 1.4;
     double wavelength = 4.0;  ///< gabor method only
     int orientations = 6;     ///< gabor method only
-    double lowThreshold = 0.03;
-    double highThreshold = 0.08;
+    double lowThreshold = 0.02;
+    double highThreshold = 0.05;
     EdgeOutput output = EdgeOutput::Edges;
 
     Status validate() const;
@@ -146,6 +148,16 @@ struct Encoding {
     double scale = 1.0;
     double offset = 0.0;
 };
+
+/// A real value through an encoding to 8 or 16 bits (NaN maps to 0).
+template <class T, int kMax>
+T encodeAs(float v, const Encoding& e) {
+    const double u = std::round((e.offset + e.scale * v) * kMax);
+    if (!(u > 0)) return 0;
+    return static_cast<T>(u < kMax ? u : kMax);
+}
+inline std::uint8_t encode8(float v, const Encoding& e) { return encodeAs<std::uint8_t, 255>(v, e); }
+inline std::uint16_t encode16(float v, const Encoding& e) { return encodeAs<std::uint16_t, 65535>(v, e); }
 
 using Stage = std::variant<BlurSpec, GaborSpec, EdgeSpec>;
 

@@ -166,11 +166,6 @@ Status readPnm(const std::string& path, const Bytes& bytes, Image<std::uint8_t>*
 
 } // namespace
 
-std::uint8_t lumaOf(std::uint8_t r, std::uint8_t g, std::uint8_t b) {
-    // Fixed point with 2^16 weights that sum to 65536, so grey stays exactly grey.
-    return static_cast<std::uint8_t>((19595 * r + 38470 * g + 7471 * b + 32768) >> 16);
-}
-
 Status readLuma(const std::string& path, Image<std::uint8_t>* out) {
     std::ifstream f(path, std::ios::binary);
     if (!f) return Status::error("cannot open '" + path + "': " + std::strerror(errno));

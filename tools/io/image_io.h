@@ -16,7 +16,4 @@ Status readLuma(const std::string& path, Image<std::uint8_t>* out);
 /// Writes 8-bit grey as PNG or PGM, chosen by the file name's extension (.png, .pgm).
 Status writeGray(const std::string& path, ImageView<const std::uint8_t> image);
 
-/// BT.601 luma of one RGB sample, rounded.
-std::uint8_t lumaOf(std::uint8_t r, std::uint8_t g, std::uint8_t b);
-
 } // namespace striate::io

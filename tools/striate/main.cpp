@@ -59,7 +59,7 @@ stages and parameters (names and values as the GStreamer element properties):
          output=magnitude|real|imaginary|phase|complex (magnitude) remove-dc=true|false (true)
          gain=[>=0] (1) method=auto|recursive|direct (auto)
   edges  method=canny|gabor (canny) sigma (1.4) wavelength (4) orientations (6)
-         low-threshold (0.03) high-threshold (0.08) output=edges|strength|overlay (edges)
+         low-threshold (0.02) high-threshold (0.05) output=edges|strength|overlay (edges)
   method=recursive needs sigma >= 0.5; auto picks direct below sigma 3, recursive above.
 
 8-bit output: round(255 * (offset + scale * value)) clamped to 0..255, where scale is the gain
@@ -72,12 +72,6 @@ exit status: 0 on success, 2 on a usage or input error (one line on stderr), 1 o
 int usageError(const std::string& message) {
     std::fprintf(stderr, "striate: error: %s\n", message.c_str());
     return kUsageError;
-}
-
-std::uint8_t encode(float v, const Encoding& e) {
-    const double u = std::round((e.offset + e.scale * v) * 255.0);
-    if (!(u > 0)) return 0;  // also NaN
-    return static_cast<std::uint8_t>(std::min(u, 255.0));
 }
 
 struct FilterArgs {
@@ -157,7 +151,7 @@ int runFilter(int argc, char** argv) {
     const Encoding enc = chain.encoding();
     Image<std::uint8_t> out8(format.width, format.height);
     for (int y = 0; y < format.height; ++y)
-        for (int x = 0; x < format.width; ++x) out8.at(x, y) = encode(result.real.at(x, y), enc);
+        for (int x = 0; x < format.width; ++x) out8.at(x, y) = encode8(result.real.at(x, y), enc);
     if (Status s = io::writeGray(a.out, out8.view()); !s) return usageError(s.message());
     if (!a.raw.empty()) {
         Status s = result.complex ? io::writeNpy(a.raw, result.complexPlane) : io::writeNpy(a.raw, result.real);

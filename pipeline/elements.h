@@ -1,0 +1,23 @@
+#pragma once
+
+#include <gst/gst.h>
+
+// The element types of the striate plugin.
+GType gst_striate_blur_get_type();
+GType gst_striate_gabor_get_type();
+GType gst_striate_edges_get_type();
+GType gst_striate_src_get_type();
+
+namespace striate::gst {
+
+/// Flags of a property that is safe to change while playing: the new value takes effect at the
+/// next frame, under the property lock.
+inline GParamFlags playingFlags() {
+    return static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE |
+                                    GST_PARAM_MUTABLE_PLAYING);
+}
+
+/// A double property whose NaN GLib would let through: refused like an out-of-range value.
+bool finiteOrWarn(GObject* object, const GParamSpec* pspec, double v);
+
+} // namespace striate::gst

@@ -1,0 +1,414 @@
+#include "pipeline/filter.h"
+
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "board/backend_choice.h"
+#include "core/backend.h"
+#include "core/chain.h"
+#include "core/image.h"
+#include "pipeline/enums.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_striate_filter_debug);
+#define GST_CAT_DEFAULT gst_striate_filter_debug
+
+namespace striate::gst {
+
+/// The C++ state behind a filter element (STYLE.md 6): created in instance_init, deleted in
+/// finalize. `mutex` guards the properties; the rest belongs to the streaming thread.
+struct FilterState {
+    std::mutex mutex;
+    Stage stage;
+    BackendKind requested = BackendKind::Auto;
+    std::string active = "none";
+    bool dirty = true;  // properties changed since the backend was configured
+
+    // Streaming thread only.
+    GstVideoInfo in{};
+    GstVideoInfo out{};
+    Chain chain;
+    std::unique_ptr<Backend> backend;  // luma, or every full-size plane of a colour blur
+    std::unique_ptr<Backend> chroma;   // striateblur on NV12 / I420: the half-size chroma planes
+    Image<std::uint8_t> luma;          // luma of RGB input, or one channel of a colour blur
+    Image<std::uint8_t> channel;
+    bool warnedFallback = false;
+};
+
+} // namespace striate::gst
+
+using striate::gst::FilterState;
+
+struct GstStriateFilterPrivate {
+    FilterState* state;
+};
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstStriateFilter, gst_striate_filter, GST_TYPE_VIDEO_FILTER)
+
+namespace {
+
+using namespace striate;
+
+enum { PROP_0, PROP_BACKEND, PROP_ACTIVE_BACKEND };
+
+constexpr const char* kSinkFormats = "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }";
+constexpr const char* kGreyFormats = "{ GRAY8, GRAY16_LE }";
+constexpr const char* kBlurSrcFormats = "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
+
+FilterState* stateOf(GstStriateFilter* f) {
+    return static_cast<GstStriateFilterPrivate*>(gst_striate_filter_get_instance_private(f))->state;
+}
+
+bool keepsFormat(GstBaseTransform* t) { return GST_STRIATE_FILTER_GET_CLASS(t)->keeps_format; }
+
+bool isRgb(GstVideoFormat f) {
+    return f == GST_VIDEO_FORMAT_RGBA || f == GST_VIDEO_FORMAT_BGRA || f == GST_VIDEO_FORMAT_RGBx ||
+           f == GST_VIDEO_FORMAT_BGRx;
+}
+
+GValue formatList(std::initializer_list<const char*> formats) {
+    GValue list = G_VALUE_INIT;
+    g_value_init(&list, GST_TYPE_LIST);
+    for (const char* f : formats) {
+        GValue v = G_VALUE_INIT;
+        g_value_init(&v, G_TYPE_STRING);
+        g_value_set_string(&v, f);  // a copy: `same` points into the structure being rewritten
+        gst_value_list_append_and_take_value(&list, &v);
+    }
+    return list;
+}
+
+GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* caps, GstCaps* filter) {
+    GstCaps* result = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+        GstStructure* s = gst_structure_copy(gst_caps_get_structure(caps, i));
+        GValue formats = G_VALUE_INIT;
+        if (direction == GST_PAD_SRC) {
+            formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
+        } else if (keepsFormat(t)) {
+            // striateblur prefers to keep the input format: it comes first in the list.
+            const char* same = gst_structure_get_string(s, "format");
+            if (same && gst_structure_has_field_typed(s, "format", G_TYPE_STRING))
+                formats = formatList({same, "GRAY8", "GRAY16_LE"});
+            else
+                formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
+        } else {
+            formats = formatList({"GRAY8", "GRAY16_LE"});
+        }
+        gst_structure_remove_fields(s, "colorimetry", "chroma-site", nullptr);
+        gst_structure_take_value(s, "format", &formats);
+        result = gst_caps_merge_structure(result, s);
+    }
+    if (filter) {
+        GstCaps* both = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref(result);
+        result = both;
+    }
+    GST_DEBUG_OBJECT(t, "transformed %" GST_PTR_FORMAT " into %" GST_PTR_FORMAT, static_cast<void*>(caps), static_cast<void*>(result));
+    return result;
+}
+
+/// striateblur keeps the input format when downstream accepts it (the templates list GRAY8 first).
+GstCaps* fixateCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* caps, GstCaps* othercaps) {
+    othercaps = gst_caps_make_writable(othercaps);
+    if (direction == GST_PAD_SINK && keepsFormat(t) && !gst_caps_is_empty(othercaps)) {
+        const char* in = gst_structure_get_string(gst_caps_get_structure(caps, 0), "format");
+        othercaps = gst_caps_truncate(othercaps);
+        if (in) gst_structure_fixate_field_string(gst_caps_get_structure(othercaps, 0), "format", in);
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_striate_filter_parent_class)->fixate_caps(t, direction, caps, othercaps);
+}
+
+gboolean setInfo(GstVideoFilter* vf, GstCaps*, GstVideoInfo* in, GstCaps*, GstVideoInfo* out) {
+    FilterState* s = stateOf(GST_STRIATE_FILTER(vf));
+    s->in = *in;
+    s->out = *out;
+    std::lock_guard lock(s->mutex);
+    s->dirty = true;  // a new size needs a new configuration
+    return TRUE;
+}
+
+/// Chroma planes of a blurred YUV frame are half size: the same blur in their pixels has half the
+/// sigma (at least the smallest sigma a blur accepts).
+Chain chromaChain(const Chain& chain) {
+    Chain c = chain;
+    auto& b = std::get<BlurSpec>(c.stages.front());
+    b.sigma = std::max(kMinSigma, b.sigma / 2);
+    if (b.method == BlurMethod::Recursive && b.sigma < kMinRecursiveSigma) b.method = BlurMethod::Auto;
+    return c;
+}
+
+/// (Re)configures the backends when the properties or the size changed. Returns false after
+/// posting an error the application can act on.
+bool ensureConfigured(GstStriateFilter* f) {
+    FilterState* s = stateOf(f);
+    BackendKind requested;
+    {
+        std::lock_guard lock(s->mutex);
+        if (!s->dirty && s->backend) return true;
+        s->chain.stages = {s->stage};
+        requested = s->requested;
+        s->dirty = false;
+    }
+    const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
+    Status st = createBackend(requested, BackendOptions{}, &s->backend);
+    if (!st) {
+        // A GPU backend that cannot run: one warning, then the cpu backend (DESIGN.md).
+        if (!s->warnedFallback)
+            GST_ELEMENT_WARNING(f, RESOURCE, SETTINGS, ("%s; using the cpu backend", st.message().c_str()),
+                                ("requested backend: %s", nickOf(kBackendKinds, requested)));
+        s->warnedFallback = true;
+        st = createBackend(BackendKind::Cpu, BackendOptions{}, &s->backend);
+    }
+    if (st) st = s->backend->configure(s->chain, format);
+    const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
+    const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
+                            (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_I420);
+    if (st && colourBlur) {
+        st = createBackend(BackendKind::Cpu, BackendOptions{}, &s->chroma);
+        const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
+        if (st) st = s->chroma->configure(chromaChain(s->chain), half);
+    }
+    if (!st) {
+        GST_ELEMENT_ERROR(f, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", format.width, format.height,
+                                                 st.message().c_str()),
+                          ("chain: %s", formatChain(s->chain).c_str()));
+        s->backend.reset();
+        return false;
+    }
+    if (isRgb(inFormat)) s->luma.reset(format.width, format.height);
+    s->channel.reset(format.width, format.height);
+    bool changed;
+    {
+        std::lock_guard lock(s->mutex);
+        changed = s->active != s->backend->name();
+        s->active = s->backend->name();
+    }
+    GST_INFO_OBJECT(f, "configured %s backend for %dx%d: %s", s->backend->name(), format.width, format.height,
+                    formatChain(s->chain).c_str());
+    if (changed) g_object_notify(G_OBJECT(f), "active-backend");
+    return true;
+}
+
+/// Writes a backend's real output through the chain's encoding into one 8-bit plane (or a
+/// strided channel of one: `step` bytes between pixels).
+void writePlane8(const ChainOutput& r, const Encoding& e, std::uint8_t* dst, int stride, int step) {
+    for (int y = 0; y < r.real.height; ++y) {
+        const float* src = r.real.row(y);
+        std::uint8_t* o = dst + static_cast<std::ptrdiff_t>(y) * stride;
+        for (int x = 0; x < r.real.width; ++x) o[x * step] = encode8(src[x], e);
+    }
+}
+
+/// Copies one channel of interleaved 8-bit data into a plane.
+void extractChannel(const std::uint8_t* src, int stride, int step, Image<std::uint8_t>* dst) {
+    for (int y = 0; y < dst->height(); ++y) {
+        const std::uint8_t* p = src + static_cast<std::ptrdiff_t>(y) * stride;
+        std::uint8_t* o = dst->row(y);
+        for (int x = 0; x < dst->width(); ++x) o[x] = p[x * step];
+    }
+}
+
+/// Runs a backend on a strided 8-bit channel and writes the blurred channel back.
+bool blurChannel(GstStriateFilter* f, Backend* backend, Image<std::uint8_t>* scratch, const std::uint8_t* src,
+                 int srcStride, int step, std::uint8_t* dst, int dstStride, int w, int h) {
+    scratch->reset(w, h);
+    extractChannel(src, srcStride, step, scratch);
+    ChainOutput r;
+    if (Status st = backend->process(scratch->view(), &r); !st) {
+        GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
+        return false;
+    }
+    writePlane8(r, Encoding{}, dst, dstStride, step);
+    return true;
+}
+
+GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVideoFrame* outFrame) {
+    auto* f = GST_STRIATE_FILTER(vf);
+    FilterState* s = stateOf(f);
+    if (!ensureConfigured(f)) return GST_FLOW_ERROR;
+    const int W = GST_VIDEO_FRAME_WIDTH(inFrame), H = GST_VIDEO_FRAME_HEIGHT(inFrame);
+    const GstVideoFormat inFormat = GST_VIDEO_FRAME_FORMAT(inFrame);
+    const GstVideoFormat outFormat = GST_VIDEO_FRAME_FORMAT(outFrame);
+    auto* in0 = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(inFrame, 0));
+    const int inStride0 = GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, 0);
+    auto* out0 = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(outFrame, 0));
+    const int outStride0 = GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, 0);
+
+    // A colour blur: every channel (RGB) or every plane (YUV) blurred, alpha or padding copied.
+    if (outFormat == inFormat && inFormat != GST_VIDEO_FORMAT_GRAY8) {
+        if (isRgb(inFormat)) {
+            for (int c = 0; c < 3; ++c)
+                if (!blurChannel(f, s->backend.get(), &s->channel, in0 + c, inStride0, 4, out0 + c, outStride0, W, H))
+                    return GST_FLOW_ERROR;
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < W; ++x) out0[y * outStride0 + 4 * x + 3] = in0[y * inStride0 + 4 * x + 3];
+            return GST_FLOW_OK;
+        }
+        if (!blurChannel(f, s->backend.get(), &s->channel, in0, inStride0, 1, out0, outStride0, W, H))
+            return GST_FLOW_ERROR;
+        const int cw = GST_VIDEO_FRAME_COMP_WIDTH(inFrame, 1), ch = GST_VIDEO_FRAME_COMP_HEIGHT(inFrame, 1);
+        auto plane = [](GstVideoFrame* fr, int p) { return static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(fr, p)); };
+        if (inFormat == GST_VIDEO_FORMAT_I420) {
+            for (int p = 1; p <= 2; ++p)
+                if (!blurChannel(f, s->chroma.get(), &s->channel, plane(inFrame, p), GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, p),
+                                 1, plane(outFrame, p), GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, p), cw, ch))
+                    return GST_FLOW_ERROR;
+        } else {  // NV12: interleaved U and V
+            for (int c = 0; c < 2; ++c)
+                if (!blurChannel(f, s->chroma.get(), &s->channel, plane(inFrame, 1) + c,
+                                 GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, 1), 2, plane(outFrame, 1) + c,
+                                 GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, 1), cw, ch))
+                    return GST_FLOW_ERROR;
+        }
+        return GST_FLOW_OK;
+    }
+
+    // Luma in place (GRAY8, NV12, I420: plane 0 with its stride), or computed from RGB.
+    ImageView<const std::uint8_t> luma(in0, W, H, inStride0);
+    if (isRgb(inFormat)) {
+        const bool bgr = inFormat == GST_VIDEO_FORMAT_BGRA || inFormat == GST_VIDEO_FORMAT_BGRx;
+        for (int y = 0; y < H; ++y) {
+            const std::uint8_t* p = in0 + static_cast<std::ptrdiff_t>(y) * inStride0;
+            std::uint8_t* o = s->luma.row(y);
+            for (int x = 0; x < W; ++x, p += 4) o[x] = bgr ? lumaOf(p[2], p[1], p[0]) : lumaOf(p[0], p[1], p[2]);
+        }
+        luma = s->luma.view();
+    }
+    ChainOutput r;
+    if (Status st = s->backend->process(luma, &r); !st) {
+        GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
+        return GST_FLOW_ERROR;
+    }
+    const Encoding e = s->chain.encoding();
+    if (outFormat == GST_VIDEO_FORMAT_GRAY16_LE) {
+        for (int y = 0; y < H; ++y) {
+            const float* src = r.real.row(y);
+            auto* o = reinterpret_cast<std::uint16_t*>(out0 + static_cast<std::ptrdiff_t>(y) * outStride0);
+            for (int x = 0; x < W; ++x) o[x] = GUINT16_TO_LE(encode16(src[x], e));
+        }
+    } else {
+        writePlane8(r, e, out0, outStride0, 1);
+    }
+    return GST_FLOW_OK;
+}
+
+void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
+    FilterState* s = stateOf(GST_STRIATE_FILTER(object));
+    switch (id) {
+    case PROP_BACKEND: {
+        std::lock_guard lock(s->mutex);
+        s->requested = static_cast<BackendKind>(g_value_get_enum(value));
+        s->dirty = true;
+        s->warnedFallback = false;
+        break;
+    }
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    }
+}
+
+void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
+    FilterState* s = stateOf(GST_STRIATE_FILTER(object));
+    std::lock_guard lock(s->mutex);
+    switch (id) {
+    case PROP_BACKEND: g_value_set_enum(value, static_cast<gint>(s->requested)); break;
+    case PROP_ACTIVE_BACKEND: g_value_set_string(value, s->active.c_str()); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    }
+}
+
+gboolean stop(GstBaseTransform* t) {
+    FilterState* s = stateOf(GST_STRIATE_FILTER(t));
+    s->backend.reset();
+    s->chroma.reset();
+    std::lock_guard lock(s->mutex);
+    s->dirty = true;
+    return TRUE;
+}
+
+void finalize(GObject* object) {
+    delete stateOf(GST_STRIATE_FILTER(object));
+    G_OBJECT_CLASS(gst_striate_filter_parent_class)->finalize(object);
+}
+
+} // namespace
+
+static void gst_striate_filter_class_init(GstStriateFilterClass* klass) {
+    GST_DEBUG_CATEGORY_INIT(gst_striate_filter_debug, "striatefilter", 0, "striate filter base");
+    auto* gobject = G_OBJECT_CLASS(klass);
+    gobject->set_property = setProperty;
+    gobject->get_property = getProperty;
+    gobject->finalize = finalize;
+    g_object_class_install_property(
+        gobject, PROP_BACKEND,
+        g_param_spec_enum("backend", "Backend",
+                          "Where the filter runs: auto picks the best for the board; a GPU backend that "
+                          "cannot run falls back to cpu with a warning",
+                          gst_striate_backend_get_type(), static_cast<gint>(BackendKind::Auto),
+                          static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                                   GST_PARAM_MUTABLE_PLAYING)));
+    g_object_class_install_property(
+        gobject, PROP_ACTIVE_BACKEND,
+        g_param_spec_string("active-backend", "Active backend", "The backend that actually runs (none before the first frame)",
+                            "none", static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+    auto* trans = GST_BASE_TRANSFORM_CLASS(klass);
+    trans->transform_caps = transformCaps;
+    trans->fixate_caps = fixateCaps;
+    trans->stop = stop;
+    auto* video = GST_VIDEO_FILTER_CLASS(klass);
+    video->set_info = setInfo;
+    video->transform_frame = transformFrame;
+    gst_type_mark_as_plugin_api(gst_striate_backend_get_type(), static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(GST_TYPE_STRIATE_FILTER, static_cast<GstPluginAPIFlags>(0));
+}
+
+static void gst_striate_filter_init(GstStriateFilter* f) {
+    static_cast<GstStriateFilterPrivate*>(gst_striate_filter_get_instance_private(f))->state = new FilterState();
+}
+
+namespace striate::gst {
+
+/// Pad templates of a filter subclass: every input format; grey (or, for striateblur, the input
+/// format as well) out.
+void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
+    GstCaps* sink = gst_caps_from_string((std::string("video/x-raw, format=") + kSinkFormats).c_str());
+    GstCaps* src = gst_caps_from_string(
+        (std::string("video/x-raw, format=") + (keepsFormat ? kBlurSrcFormats : kGreyFormats)).c_str());
+    gst_element_class_add_pad_template(klass, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
+    gst_element_class_add_pad_template(klass, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
+    gst_caps_unref(sink);
+    gst_caps_unref(src);
+}
+
+bool editStage(GstStriateFilter* filter, const char* property, const std::function<void(Stage&)>& edit) {
+    FilterState* s = stateOf(filter);
+    std::lock_guard lock(s->mutex);
+    Stage candidate = s->stage;
+    edit(candidate);
+    if (Status st = validateStage(candidate); !st) {
+        g_warning("%s: refusing %s: %s; the previous value stays", GST_OBJECT_NAME(filter), property,
+                  st.message().c_str());
+        return false;
+    }
+    s->stage = candidate;
+    s->dirty = true;
+    return true;
+}
+
+Stage currentStage(GstStriateFilter* filter) {
+    FilterState* s = stateOf(filter);
+    std::lock_guard lock(s->mutex);
+    return s->stage;
+}
+
+void setInitialStage(GstStriateFilter* filter, const Stage& stage) {
+    FilterState* s = stateOf(filter);
+    std::lock_guard lock(s->mutex);
+    s->stage = stage;
+}
+
+} // namespace striate::gst

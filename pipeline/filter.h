@@ -1,0 +1,40 @@
+#pragma once
+
+#include <gst/video/gstvideofilter.h>
+
+#include <functional>
+
+#include "core/spec.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_STRIATE_FILTER (gst_striate_filter_get_type())
+G_DECLARE_DERIVABLE_TYPE(GstStriateFilter, gst_striate_filter, GST, STRIATE_FILTER, GstVideoFilter)
+
+/// The base of striateblur, striategabor and striateedges: caps, the backend property and its
+/// fallback, frame mapping, format conversion. Each subclass owns one stage's properties.
+struct _GstStriateFilterClass {
+    GstVideoFilterClass parent_class;
+    /// striateblur: colour formats pass through (every plane blurred); others output grey only.
+    gboolean keeps_format;
+};
+
+G_END_DECLS
+
+namespace striate::gst {
+
+// The common properties (backend, active-backend) live on the base class; a subclass's
+// set/get_property reach its stage through these.
+
+/// Runs `edit` on a copy of the element's stage under the property lock; the copy replaces the
+/// stage only if it validates. Otherwise a warning names the problem and the old value stays.
+/// Returns whether the change was taken.
+bool editStage(GstStriateFilter* filter, const char* property, const std::function<void(Stage&)>& edit);
+/// Adds the sink and src pad templates of a filter element.
+void addPadTemplates(GstElementClass* klass, bool keepsFormat);
+/// A copy of the element's stage, taken under the property lock.
+Stage currentStage(GstStriateFilter* filter);
+/// Sets the stage an element starts with (called from the subclass's instance init).
+void setInitialStage(GstStriateFilter* filter, const Stage& stage);
+
+} // namespace striate::gst

@@ -1,0 +1,29 @@
+// The striate GStreamer plugin: striateblur, striategabor, striateedges, striatesrc.
+#include <gst/gst.h>
+
+#include <cmath>
+
+#include "pipeline/elements.h"
+
+namespace striate::gst {
+
+bool finiteOrWarn(GObject* object, const GParamSpec* pspec, double v) {
+    if (std::isfinite(v)) return true;
+    g_warning("%s: refusing %s=%g: not a finite number; the previous value stays",
+              GST_IS_OBJECT(object) ? GST_OBJECT_NAME(object) : "striate", pspec->name, v);
+    return false;
+}
+
+} // namespace striate::gst
+
+static gboolean plugin_init(GstPlugin* plugin) {
+    return gst_element_register(plugin, "striateblur", GST_RANK_NONE, gst_striate_blur_get_type()) &&
+           gst_element_register(plugin, "striategabor", GST_RANK_NONE, gst_striate_gabor_get_type()) &&
+           gst_element_register(plugin, "striateedges", GST_RANK_NONE, gst_striate_edges_get_type()) &&
+           gst_element_register(plugin, "striatesrc", GST_RANK_NONE, gst_striate_src_get_type());
+}
+
+#define PACKAGE "striate"
+GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, striate,
+                  "Vision filters for camera boards: Gaussian blur, Gabor, edges, a synthetic camera",
+                  plugin_init, STRIATE_VERSION, "unknown", "striate", "unknown")

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+
+#include "core/image.h"
+#include "core/spec.h"
+
+namespace striate::sensors {
+
+/// Scenes of the synthetic camera (the `scene` property of striatesrc).
+enum class Scene { Shapes, Grating, SiemensStar, Text };
+inline constexpr EnumName<Scene> kScenes[] = {{Scene::Shapes, "shapes"},
+                                              {Scene::Grating, "grating"},
+                                              {Scene::SiemensStar, "siemens-star"},
+                                              {Scene::Text, "text"}};
+
+/// A sensor noise model in electrons: the scene's radiance (0..1) times `exposure` fills up to
+/// `fullWell` electrons; shot noise has the variance of the signal (Poisson, Gaussian
+/// approximation), read noise adds `readNoise` electrons rms; the ADC maps 0..fullWell to 0..255.
+struct NoiseModel {
+    bool enabled = true;
+    double fullWell = 4000;   ///< electrons at 8-bit full scale
+    double readNoise = 8;     ///< electrons rms
+    double exposure = 1.0;    ///< radiance scale before the ADC (saturates above 1)
+};
+
+struct CameraSettings {
+    Scene scene = Scene::Shapes;
+    bool motion = true;  ///< the scene moves from frame to frame
+    NoiseModel noise;
+    std::uint64_t seed = 0;  ///< same seed, frame and settings: the same image
+};
+
+/// Renders frame `index` of the synthetic camera into an 8-bit plane. Deterministic: it depends
+/// only on the settings, the index and the plane's size.
+void renderFrame(const CameraSettings& settings, std::uint64_t index, ImageView<std::uint8_t> out);
+/// Rows [y0, y1) of the same frame: rows are independent, so callers may render bands in parallel.
+void renderRows(const CameraSettings& settings, std::uint64_t index, ImageView<std::uint8_t> out, int y0, int y1);
+
+} // namespace striate::sensors

@@ -1,0 +1,412 @@
+// The striate plugin's elements through GstHarness: formats in and out, odd sizes and strides,
+// property validation, backend fallback, property changes while playing, striatesrc, memory.
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/chain.h"
+#include "cpu/neon/cpu_backend.h"
+
+namespace striate {
+namespace {
+
+class GstEnvironment : public ::testing::Environment {
+public:
+    void SetUp() override { gst_init(nullptr, nullptr); }
+};
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new GstEnvironment);
+
+/// Every test needs the plugin from the build tree (GST_PLUGIN_PATH, set by CTest).
+void requirePlugin() {
+    for (const char* name : {"striateblur", "striategabor", "striateedges", "striatesrc"}) {
+        GstElementFactory* f = gst_element_factory_find(name);
+        ASSERT_NE(f, nullptr) << name << " not found: is GST_PLUGIN_PATH the build tree's lib/?";
+        gst_object_unref(f);
+    }
+}
+
+GstVideoInfo infoOf(const std::string& caps) {
+    GstCaps* c = gst_caps_from_string(caps.c_str());
+    GstVideoInfo info;
+    EXPECT_TRUE(gst_video_info_from_caps(&info, c));
+    gst_caps_unref(c);
+    return info;
+}
+
+/// A frame whose every byte follows a pattern that differs per plane and position.
+GstBuffer* patternFrame(const GstVideoInfo& info, unsigned seed) {
+    GstBuffer* buf = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+    GstVideoFrame frame;
+    gst_video_frame_map(&frame, const_cast<GstVideoInfo*>(&info), buf, GST_MAP_WRITE);
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
+        auto* d = static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+        const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+        const int rows = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p);
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < stride; ++x)
+                d[y * stride + x] = static_cast<guint8>((x * 37 + y * 91 + p * 50 + seed * 13 + ((x / 5 + y / 3) % 2) * 90) & 255);
+    }
+    gst_video_frame_unmap(&frame);
+    return buf;
+}
+
+/// The luma the elements must read: plane 0 of grey and YUV, BT.601 of RGB.
+Image<std::uint8_t> lumaOfFrame(const GstVideoInfo& info, GstBuffer* buf) {
+    GstVideoFrame frame;
+    gst_video_frame_map(&frame, const_cast<GstVideoInfo*>(&info), buf, GST_MAP_READ);
+    const int W = GST_VIDEO_FRAME_WIDTH(&frame), H = GST_VIDEO_FRAME_HEIGHT(&frame);
+    Image<std::uint8_t> luma(W, H);
+    auto* d = static_cast<const guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
+    const GstVideoFormat f = GST_VIDEO_FRAME_FORMAT(&frame);
+    const bool rgb = GST_VIDEO_FORMAT_INFO_IS_RGB(frame.info.finfo);
+    const bool bgr = f == GST_VIDEO_FORMAT_BGRA || f == GST_VIDEO_FORMAT_BGRx;
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const guint8* p = d + y * stride + (rgb ? 4 * x : x);
+            luma.at(x, y) = !rgb ? p[0] : bgr ? lumaOf(p[2], p[1], p[0]) : lumaOf(p[0], p[1], p[2]);
+        }
+    gst_video_frame_unmap(&frame);
+    return luma;
+}
+
+/// What an element must output for a chain: the cpu backend on the luma, through the encoding.
+std::vector<int> expected(const std::string& chainText, const Image<std::uint8_t>& luma, bool sixteen) {
+    Chain chain;
+    EXPECT_TRUE(parseChain(chainText, &chain)) << chainText;
+    cpu::CpuBackend backend;
+    EXPECT_TRUE(backend.configure(chain, FrameFormat{luma.width(), luma.height()}));
+    ChainOutput out;
+    EXPECT_TRUE(backend.process(luma.view(), &out));
+    std::vector<int> v;
+    for (int y = 0; y < luma.height(); ++y)
+        for (int x = 0; x < luma.width(); ++x)
+            v.push_back(sixteen ? encode16(out.real.at(x, y), chain.encoding()) : encode8(out.real.at(x, y), chain.encoding()));
+    return v;
+}
+
+std::vector<int> greyPixels(GstBuffer* buf, const GstVideoInfo& info) {
+    GstVideoFrame frame;
+    gst_video_frame_map(&frame, const_cast<GstVideoInfo*>(&info), buf, GST_MAP_READ);
+    std::vector<int> v;
+    const bool sixteen = GST_VIDEO_FRAME_FORMAT(&frame) == GST_VIDEO_FORMAT_GRAY16_LE;
+    auto* d = static_cast<const guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
+    for (int y = 0; y < GST_VIDEO_FRAME_HEIGHT(&frame); ++y)
+        for (int x = 0; x < GST_VIDEO_FRAME_WIDTH(&frame); ++x)
+            v.push_back(sixteen ? GUINT16_FROM_LE(reinterpret_cast<const guint16*>(d + y * stride)[x]) : d[y * stride + x]);
+    gst_video_frame_unmap(&frame);
+    return v;
+}
+
+struct FormatCase {
+    const char* element;  // a gst-launch description of the element
+    const char* chain;    // the same stage in chain syntax
+    const char* in;
+    const char* out;
+};
+
+class ElementFormats : public ::testing::TestWithParam<FormatCase> {};
+
+TEST_P(ElementFormats, OutputEqualsCpuBackendOnTheLuma) {
+    requirePlugin();
+    const FormatCase& c = GetParam();
+    // 37x23: odd sizes, so GStreamer pads every stride (and I420/NV12 chroma is rounded up).
+    const std::string inCaps = std::string("video/x-raw,format=") + c.in + ",width=37,height=23,framerate=30/1";
+    GstHarness* h = gst_harness_new_parse(c.element);
+    gst_harness_set_src_caps_str(h, inCaps.c_str());
+    gst_harness_set_sink_caps_str(h, (std::string("video/x-raw,format=") + c.out).c_str());
+    const GstVideoInfo in = infoOf(inCaps);
+    GstBuffer* buf = patternFrame(in, 1);
+    const Image<std::uint8_t> luma = lumaOfFrame(in, buf);
+    ASSERT_EQ(gst_harness_push(h, buf), GST_FLOW_OK);
+    GstBuffer* out = gst_harness_pull(h);
+    ASSERT_NE(out, nullptr);
+    GstCaps* outCaps = gst_pad_get_current_caps(h->sinkpad);
+    GstVideoInfo outInfo;
+    ASSERT_TRUE(gst_video_info_from_caps(&outInfo, outCaps));
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&outInfo), 37);
+    EXPECT_EQ(greyPixels(out, outInfo), expected(c.chain, luma, std::string(c.out) == "GRAY16_LE"));
+    gst_caps_unref(outCaps);
+    gst_buffer_unref(out);
+    gst_harness_teardown(h);
+}
+
+std::vector<FormatCase> formatCases() {
+    std::vector<FormatCase> cases;
+    for (const char* in : {"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"})
+        for (const char* out : {"GRAY8", "GRAY16_LE"}) {
+            cases.push_back({"striateedges", "edges", in, out});
+            cases.push_back({"striategabor sigma=3 wavelength=6 orientation=30 output=real gain=4",
+                             "gabor sigma=3 wavelength=6 orientation=30 output=real gain=4", in, out});
+        }
+    cases.push_back({"striateblur sigma=1.5", "blur sigma=1.5", "NV12", "GRAY8"});
+    cases.push_back({"striateblur sigma=6 method=boxes", "blur sigma=6 method=boxes", "RGBA", "GRAY16_LE"});
+    cases.push_back({"striategabor orientations=4", "gabor orientations=4", "I420", "GRAY8"});
+    cases.push_back({"striateedges method=gabor output=overlay", "edges method=gabor output=overlay", "BGRx", "GRAY8"});
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(InAndOut, ElementFormats, ::testing::ValuesIn(formatCases()));
+
+/// striateblur keeps colour formats: every channel or plane blurred, alpha copied.
+TEST(StriateBlur, ColourFormatsPassThroughBlurred) {
+    requirePlugin();
+    for (const char* format : {"RGBA", "I420", "NV12"}) {
+        const std::string caps = std::string("video/x-raw,format=") + format + ",width=21,height=15,framerate=30/1";
+        GstHarness* h = gst_harness_new_parse("striateblur sigma=2");
+        gst_harness_set_src_caps_str(h, caps.c_str());
+        const GstVideoInfo info = infoOf(caps);
+        GstBuffer* buf = patternFrame(info, 2);
+        GstVideoFrame inFrame;
+        gst_video_frame_map(&inFrame, const_cast<GstVideoInfo*>(&info), buf, GST_MAP_READ);
+        // The expected result of each component, from the cpu backend on that component.
+        std::vector<std::vector<int>> want;
+        for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(&info); ++c) {
+            const int w = GST_VIDEO_FRAME_COMP_WIDTH(&inFrame, c), hh = GST_VIDEO_FRAME_COMP_HEIGHT(&inFrame, c);
+            Image<std::uint8_t> plane(w, hh);
+            auto* d = static_cast<const guint8*>(GST_VIDEO_FRAME_COMP_DATA(&inFrame, c));
+            for (int y = 0; y < hh; ++y)
+                for (int x = 0; x < w; ++x)
+                    plane.at(x, y) = d[y * GST_VIDEO_FRAME_COMP_STRIDE(&inFrame, c) + x * GST_VIDEO_FRAME_COMP_PSTRIDE(&inFrame, c)];
+            if (c == 3) {  // alpha: copied
+                std::vector<int> v;
+                for (int y = 0; y < hh; ++y)
+                    for (int x = 0; x < w; ++x) v.push_back(plane.at(x, y));
+                want.push_back(v);
+            } else {
+                const double sigma = (std::string(format) != "RGBA" && c > 0) ? 1.0 : 2.0;
+                want.push_back(expected("blur sigma=" + std::to_string(sigma), plane, false));
+            }
+        }
+        gst_video_frame_unmap(&inFrame);
+        ASSERT_EQ(gst_harness_push(h, buf), GST_FLOW_OK);
+        GstBuffer* out = gst_harness_pull(h);
+        GstCaps* outCaps = gst_pad_get_current_caps(h->sinkpad);
+        GstVideoInfo outInfo;
+        ASSERT_TRUE(gst_video_info_from_caps(&outInfo, outCaps));
+        EXPECT_EQ(GST_VIDEO_INFO_FORMAT(&outInfo), GST_VIDEO_INFO_FORMAT(&info)) << format;
+        GstVideoFrame outFrame;
+        gst_video_frame_map(&outFrame, &outInfo, out, GST_MAP_READ);
+        for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(&info); ++c) {
+            std::vector<int> got;
+            auto* d = static_cast<const guint8*>(GST_VIDEO_FRAME_COMP_DATA(&outFrame, c));
+            for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&outFrame, c); ++y)
+                for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&outFrame, c); ++x)
+                    got.push_back(d[y * GST_VIDEO_FRAME_COMP_STRIDE(&outFrame, c) + x * GST_VIDEO_FRAME_COMP_PSTRIDE(&outFrame, c)]);
+            EXPECT_EQ(got, want[c]) << format << " component " << c;
+        }
+        gst_video_frame_unmap(&outFrame);
+        gst_caps_unref(outCaps);
+        gst_buffer_unref(out);
+        gst_harness_teardown(h);
+    }
+}
+
+/// GLib reports refused property values with g_warning; count them instead of printing.
+struct WarningCounter {
+    int count = 0;
+    std::string last;
+    guint handler;
+    WarningCounter() {
+        handler = g_log_set_handler(
+            "GLib-GObject", static_cast<GLogLevelFlags>(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL),
+            [](const gchar*, GLogLevelFlags, const gchar* msg, gpointer self) {
+                static_cast<WarningCounter*>(self)->count++;
+                static_cast<WarningCounter*>(self)->last = msg;
+            },
+            this);
+        defaultHandler = g_log_set_default_handler(
+            [](const gchar* domain, GLogLevelFlags level, const gchar* msg, gpointer self) {
+                if (level & G_LOG_LEVEL_WARNING) {
+                    static_cast<WarningCounter*>(self)->count++;
+                    static_cast<WarningCounter*>(self)->last = msg;
+                } else {
+                    g_log_default_handler(domain, level, msg, nullptr);
+                }
+            },
+            this);
+    }
+    ~WarningCounter() {
+        g_log_remove_handler("GLib-GObject", handler);
+        g_log_set_default_handler(defaultHandler, nullptr);
+    }
+    GLogFunc defaultHandler;
+};
+
+TEST(Properties, InvalidValuesAreRefusedWithAWarningAndTheOldValueKept) {
+    requirePlugin();
+    GstElement* e = gst_element_factory_make("striateedges", nullptr);
+    GstElement* b = gst_element_factory_make("striateblur", nullptr);
+    WarningCounter w;
+    g_object_set(b, "sigma", 3.0, nullptr);
+    g_object_set(b, "sigma", 0.0, nullptr);  // out of range: GLib refuses
+    g_object_set(b, "sigma", NAN, nullptr);  // GLib's range check lets NaN through; we refuse it
+    g_object_set(b, "method", 3, "sigma", 0.4, nullptr);  // recursive below 0.5
+    double sigma = 0;
+    g_object_get(b, "sigma", &sigma, nullptr);
+    EXPECT_EQ(sigma, 3.0);
+    g_object_set(e, "high-threshold", 0.1, nullptr);
+    g_object_set(e, "low-threshold", 0.5, nullptr);  // above high
+    double low = 0;
+    g_object_get(e, "low-threshold", &low, nullptr);
+    EXPECT_EQ(low, EdgeSpec{}.lowThreshold);
+    EXPECT_EQ(w.count, 4);
+    EXPECT_NE(w.last.find("low-threshold=0.5 is above high-threshold=0.1"), std::string::npos) << w.last;
+    gst_object_unref(e);
+    gst_object_unref(b);
+}
+
+TEST(Properties, DefaultsMatchTheChainSyntax) {
+    requirePlugin();
+    GstElement* g = gst_element_factory_make("striategabor", nullptr);
+    double sigma, wavelength;
+    int orientations;
+    gboolean removeDc;
+    gchar* active = nullptr;
+    g_object_get(g, "sigma", &sigma, "wavelength", &wavelength, "orientations", &orientations, "remove-dc", &removeDc,
+                 "active-backend", &active, nullptr);
+    const GaborSpec d;
+    EXPECT_EQ(sigma, d.sigma);
+    EXPECT_EQ(wavelength, d.wavelength);
+    EXPECT_EQ(orientations, d.orientations);
+    EXPECT_TRUE(removeDc);
+    EXPECT_STREQ(active, "none");
+    g_free(active);
+    gst_object_unref(g);
+}
+
+TEST(Backend, UnavailableGpuBackendWarnsOnTheBusAndFallsBackToCpu) {
+    requirePlugin();
+    GstHarness* h = gst_harness_new_parse("striateedges backend=gles-compute");
+    gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    ASSERT_EQ(gst_harness_push(h, patternFrame(infoOf("video/x-raw,format=GRAY8,width=16,height=16"), 3)), GST_FLOW_OK);
+    GstBuffer* out = gst_harness_pull(h);
+    EXPECT_NE(out, nullptr);  // the stream goes on
+    GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING);
+    ASSERT_NE(m, nullptr);
+    GError* err = nullptr;
+    gst_message_parse_warning(m, &err, nullptr);
+    EXPECT_NE(std::string(err->message).find("gles-compute"), std::string::npos) << err->message;
+    EXPECT_NE(std::string(err->message).find("using the cpu backend"), std::string::npos) << err->message;
+    g_error_free(err);
+    gst_message_unref(m);
+    gchar* active = nullptr;
+    GstElement* edges = gst_harness_find_element(h, "striateedges");
+    g_object_get(edges, "active-backend", &active, nullptr);
+    gst_object_unref(edges);
+    EXPECT_STREQ(active, "cpu");
+    g_free(active);
+    gst_buffer_unref(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+
+TEST(Properties, ChangeWhilePlayingTakesEffectAtTheNextFrame) {
+    requirePlugin();
+    const std::string caps = "video/x-raw,format=GRAY8,width=24,height=18,framerate=30/1";
+    GstHarness* h = gst_harness_new_parse("striateblur sigma=1");
+    gst_harness_set_src_caps_str(h, caps.c_str());
+    const GstVideoInfo info = infoOf(caps);
+    GstBuffer* in = patternFrame(info, 4);
+    const Image<std::uint8_t> luma = lumaOfFrame(info, in);
+    gst_harness_push(h, gst_buffer_copy(in));
+    GstBuffer* first = gst_harness_pull(h);
+    GstElement* blur = gst_harness_find_element(h, "striateblur");
+    g_object_set(blur, "sigma", 5.0, nullptr);
+    gst_object_unref(blur);
+    gst_harness_push(h, in);
+    GstBuffer* second = gst_harness_pull(h);
+    EXPECT_EQ(greyPixels(first, info), expected("blur sigma=1", luma, false));
+    EXPECT_EQ(greyPixels(second, info), expected("blur sigma=5", luma, false));
+    gst_buffer_unref(first);
+    gst_buffer_unref(second);
+    gst_harness_teardown(h);
+}
+
+TEST(Caps, NonVideoCapsAreRefused) {
+    requirePlugin();
+    GstHarness* h = gst_harness_new_parse("striateedges");
+    gst_harness_set_src_caps_str(h, "video/x-raw,format=YUY2,width=16,height=16,framerate=30/1");
+    GstBuffer* buf = gst_buffer_new_allocate(nullptr, 16 * 16 * 2, nullptr);
+    EXPECT_EQ(gst_harness_push(h, buf), GST_FLOW_NOT_NEGOTIATED);
+    gst_harness_teardown(h);
+}
+
+TEST(StriateSrc, DeterministicForASeedInEveryFormat) {
+    requirePlugin();
+    for (const char* format : {"GRAY8", "NV12", "I420"}) {
+        auto frames = [&](int seed) {
+            const std::string desc = "striatesrc is-live=false seed=" + std::to_string(seed);
+            GstHarness* h = gst_harness_new_parse(desc.c_str());
+            gst_harness_set_sink_caps_str(
+                h, (std::string("video/x-raw,format=") + format + ",width=33,height=17,framerate=30/1").c_str());
+            gst_harness_play(h);
+            std::vector<std::vector<guint8>> out;
+            for (int i = 0; i < 3; ++i) {
+                GstBuffer* b = gst_harness_pull(h);
+                EXPECT_EQ(GST_BUFFER_PTS(b), gst_util_uint64_scale(i, GST_SECOND, 30));
+                GstMapInfo map;
+                gst_buffer_map(b, &map, GST_MAP_READ);
+                out.emplace_back(map.data, map.data + map.size);
+                gst_buffer_unmap(b, &map);
+                gst_buffer_unref(b);
+            }
+            gst_harness_teardown(h);
+            return out;
+        };
+        const auto a = frames(7), b = frames(7), c = frames(8);
+        EXPECT_EQ(a, b) << format;
+        EXPECT_NE(a, c) << format;
+        EXPECT_NE(a[0], a[1]) << format << ": the scene moves";
+    }
+}
+
+long residentKiB() {
+    long pages = 0, resident = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        std::fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+class ThousandFrames : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ThousandFrames, WithoutMemoryGrowth) {
+    requirePlugin();
+    const std::string caps = "video/x-raw,format=NV12,width=64,height=48,framerate=30/1";
+    GstHarness* h = gst_harness_new_parse(GetParam());
+    gst_harness_set_src_caps_str(h, caps.c_str());
+    const GstVideoInfo info = infoOf(caps);
+    GstBuffer* frame = patternFrame(info, 5);
+    long before = 0;
+    for (int i = 0; i < 1000; ++i) {
+        if (i == 100) before = residentKiB();  // after warm-up: pools, first-frame allocations
+        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
+        gst_buffer_unref(gst_harness_pull(h));
+    }
+    const long growth = residentKiB() - before;
+    EXPECT_LT(growth, 256) << GetParam() << ": resident memory grew by " << growth << " KiB over 900 frames";
+    gst_buffer_unref(frame);
+    gst_harness_teardown(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(EachElement, ThousandFrames,
+                         ::testing::Values("striateblur sigma=3",
+                                           "striategabor orientations=3", "striateedges",
+                                           "striateedges method=gabor"));
+
+} // namespace
+} // namespace striate
