@@ -6,6 +6,8 @@ packages=(
   cmake ninja-build g++ pkg-config python3
   libpng-dev libjpeg62-turbo-dev libsimde-dev
   googletest
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools   # the plugin
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good                     # videoconvert, pngenc, vp8enc, webmmux
   libopencv-dev          # benchmarks only (the peer)
   python3-skimage        # real photos for the main job and the benchmarks
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user   # cross builds and their tests

@@ -386,6 +386,10 @@ class ThousandFrames : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ThousandFrames, WithoutMemoryGrowth) {
     requirePlugin();
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "AddressSanitizer keeps freed memory in quarantine: resident size measures nothing here "
+                    "(the release build runs this test)";
+#endif
     const std::string caps = "video/x-raw,format=NV12,width=64,height=48,framerate=30/1";
     GstHarness* h = gst_harness_new_parse(GetParam());
     gst_harness_set_src_caps_str(h, caps.c_str());

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The gst-launch lines of the issue and the README, run against the plugin in the build tree.
+set -u
+lib=$(realpath "$1")
+work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+export GST_PLUGIN_PATH="$lib" GST_REGISTRY="$work/registry.bin"
+failures=0
+pass() { echo "ok: $1"; }
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+run() {  # run NAME COMMAND...: exit 0 within 120 s
+    local name=$1; shift
+    if timeout 120 "$@" >out.txt 2>err.txt; then pass "$name"; else fail "$name: exit $? $(tail -3 err.txt)"; fi
+}
+
+run "inspect" gst-inspect-1.0 striate
+for e in striateblur striategabor striateedges striatesrc; do
+    if grep -q "$e" out.txt; then pass "lists $e"; else fail "lists $e"; fi
+done
+for backend in auto cpu; do
+    run "striateedges backend=$backend, NV12 1280x720" gst-launch-1.0 -q striatesrc num-buffers=30 is-live=false \
+        ! video/x-raw,format=NV12,width=1280,height=720 ! striateedges backend=$backend ! fakesink
+done
+run "live source at its framerate" gst-launch-1.0 -q striatesrc num-buffers=10 \
+    ! video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1 ! striateedges ! fakesink
+run "raw clip" gst-launch-1.0 -q striatesrc num-buffers=8 is-live=false scene=grating \
+    ! video/x-raw,format=I420,width=1280,height=720 ! filesink location=clip.yuv
+run "gabor bank from raw I420" gst-launch-1.0 -q filesrc location=clip.yuv \
+    ! rawvideoparse format=i420 width=1280 height=720 ! striategabor orientations=6 ! videoconvert ! pngenc \
+    ! multifilesink location=gabor-%02d.png
+[ "$(ls gabor-*.png 2>/dev/null | wc -l)" -eq 8 ] && pass "8 gabor PNGs" || fail "8 gabor PNGs: $(ls)"
+run "colour blur" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false ! video/x-raw,format=I420,width=96,height=64 \
+    ! videoconvert ! video/x-raw,format=RGBA ! striateblur sigma=3 ! video/x-raw,format=RGBA ! fakesink
+run "16-bit edge strength" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false \
+    ! striateedges output=strength ! video/x-raw,format=GRAY16_LE ! fakesink
+# A refused property value: a warning naming it, the previous value kept, the stream goes on.
+run "sigma=0 refused" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false ! striateblur sigma=0 ! fakesink
+grep -q "sigma" err.txt && pass "sigma=0 warning names the property" || fail "sigma=0 warning: $(cat err.txt)"
+
+echo "$failures failed"
+[ "$failures" -eq 0 ]
