@@ -149,12 +149,15 @@ struct Encoding {
     double offset = 0.0;
 };
 
-/// A real value through an encoding to 8 or 16 bits (NaN maps to 0).
+/// A real value through an encoding to 8 or 16 bits, in float with a fixed order of operations
+/// so the NEON encoder (cpu/neon/encode.h) gives the same codes: u = (offset + scale v) * max,
+/// NaN and u <= 0 give 0, u >= max gives max, otherwise floor(u + 0.5).
 template <class T, int kMax>
 T encodeAs(float v, const Encoding& e) {
-    const double u = std::round((e.offset + e.scale * v) * kMax);
-    if (!(u > 0)) return 0;
-    return static_cast<T>(u < kMax ? u : kMax);
+    const float u = (static_cast<float>(e.offset) + static_cast<float>(e.scale) * v) * static_cast<float>(kMax);
+    if (!(u > 0.0f)) return 0;
+    if (u >= static_cast<float>(kMax)) return static_cast<T>(kMax);
+    return static_cast<T>(u + 0.5f);
 }
 inline std::uint8_t encode8(float v, const Encoding& e) { return encodeAs<std::uint8_t, 255>(v, e); }
 inline std::uint16_t encode16(float v, const Encoding& e) { return encodeAs<std::uint16_t, 65535>(v, e); }

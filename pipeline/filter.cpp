@@ -12,6 +12,7 @@
 #include "core/backend.h"
 #include "core/chain.h"
 #include "core/image.h"
+#include "cpu/neon/encode.h"
 #include "pipeline/enums.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_striate_filter_debug);
@@ -197,11 +198,7 @@ bool ensureConfigured(GstStriateFilter* f) {
 /// Writes a backend's real output through the chain's encoding into one 8-bit plane (or a
 /// strided channel of one: `step` bytes between pixels).
 void writePlane8(const ChainOutput& r, const Encoding& e, std::uint8_t* dst, int stride, int step) {
-    for (int y = 0; y < r.real.height; ++y) {
-        const float* src = r.real.row(y);
-        std::uint8_t* o = dst + static_cast<std::ptrdiff_t>(y) * stride;
-        for (int x = 0; x < r.real.width; ++x) o[x * step] = encode8(src[x], e);
-    }
+    cpu::encodePlane8(r.real, e, dst, stride, step);
 }
 
 /// Copies one channel of interleaved 8-bit data into a plane.
@@ -286,11 +283,8 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
     }
     const Encoding e = s->chain.encoding();
     if (outFormat == GST_VIDEO_FORMAT_GRAY16_LE) {
-        for (int y = 0; y < H; ++y) {
-            const float* src = r.real.row(y);
-            auto* o = reinterpret_cast<std::uint16_t*>(out0 + static_cast<std::ptrdiff_t>(y) * outStride0);
-            for (int x = 0; x < W; ++x) o[x] = GUINT16_TO_LE(encode16(src[x], e));
-        }
+        static_assert(G_BYTE_ORDER == G_LITTLE_ENDIAN, "GRAY16_LE output assumes a little-endian host");
+        cpu::encodePlane16(r.real, e, reinterpret_cast<std::uint16_t*>(out0), outStride0);
     } else {
         writePlane8(r, e, out0, outStride0, 1);
     }

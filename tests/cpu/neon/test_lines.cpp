@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 namespace striate::cpu {
 namespace {
 
@@ -37,6 +40,41 @@ TEST(Lines, GatherColumnsFromBytesScalesAndReplicates) {
     gatherColumns(ImageView<const std::uint8_t>(src.view()), 16, block.data());
     for (int y = 0; y < 3; ++y)
         for (int l = 0; l < kLanes; ++l) EXPECT_FLOAT_EQ(block[y * kLanes + l], (10 * y + 16 + std::min(l, 3)) / 255.0f);
+}
+
+} // namespace
+} // namespace striate::cpu
+
+#include "cpu/neon/encode.h"
+
+namespace striate::cpu {
+namespace {
+
+TEST(Encode, NeonCodesEqualTheScalarEncodingEverywhere) {
+    // Every 8-bit code boundary, halves, NaN, infinities, negatives, and values above full scale.
+    std::vector<float> values = {NAN, INFINITY, -INFINITY, -1.0f, -0.0f, 0.0f, 1.0f, 2.0f, 1e-9f, 0.99999f};
+    for (int c = 0; c <= 256; ++c)
+        for (float d : {-0.5f, -0.5000001f, -0.4999999f, 0.0f, 0.25f})
+            values.push_back((c + d) / 255.0f);
+    for (int i = 0; i < 3000; ++i) values.push_back(i / 2999.0f * 1.2f - 0.1f);
+    const int W = static_cast<int>(values.size());
+    ImageView<const float> in(values.data(), W, 1, W);
+    for (Encoding e : {Encoding{}, Encoding{4.0, 0.5}, Encoding{1 / 6.283185307179586, 0.5}, Encoding{10.0, 0.0}}) {
+        std::vector<std::uint8_t> a(W), rgba(4 * W, 7);
+        std::vector<std::uint16_t> b(W);
+        encodePlane8(in, e, a.data(), W, 1);
+        encodePlane8(in, e, rgba.data(), 4 * W, 4);
+        encodePlane16(in, e, b.data(), 2 * W);
+        for (int x = 0; x < W; ++x) {
+            ASSERT_EQ(a[x], encode8(values[x], e)) << values[x];
+            ASSERT_EQ(rgba[4 * x], encode8(values[x], e)) << values[x];
+            ASSERT_EQ(rgba[4 * x + 1], 7);
+            ASSERT_EQ(b[x], encode16(values[x], e)) << values[x];
+        }
+    }
+    EXPECT_EQ(encode8(0.5f / 255, Encoding{}), 1);  // halves round up
+    EXPECT_EQ(encode8(NAN, Encoding{}), 0);
+    EXPECT_EQ(encode16(2.0f, Encoding{}), 65535);
 }
 
 } // namespace

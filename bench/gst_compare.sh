@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Frames per second through gst-launch-1.0 at 1280x720 from a raw I420 clip, striate against the
+# OpenCV elements of gst-plugins-bad, in one script: each pair runs alternately, REPEAT times,
+# and the median wall time of each side gives its rate. Needs gstreamer1.0-opencv (the peers).
+# Usage: bench/gst_compare.sh [FRAMES] [REPEAT]   (defaults 120, 3)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+frames=${1:-120}
+repeat=${2:-3}
+export GST_PLUGIN_PATH="$root/build/lib" GST_REGISTRY="$root/build/gst-registry.bin"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+gst-inspect-1.0 edgedetect >/dev/null 2>&1 || { echo "needs gstreamer1.0-opencv (edgedetect, cvsmooth)"; exit 2; }
+
+gst-launch-1.0 -q striatesrc is-live=false num-buffers="$frames" ! video/x-raw,format=I420,width=1280,height=720 \
+  ! filesink location="$work/clip.yuv"
+head="filesrc location=$work/clip.yuv ! rawvideoparse format=i420 width=1280 height=720 framerate=30/1"
+
+seconds() {  # wall time of one pipeline run
+  local t0 t1
+  t0=$(date +%s.%N)
+  gst-launch-1.0 -q $head ! "$@" ! fakesink sync=false >/dev/null
+  t1=$(date +%s.%N)
+  awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+compare() {  # compare NAME "OURS" "PEER"
+  local name=$1 ours=$2 peer=$3 a=() b=()
+  for ((i = 0; i < repeat; i++)); do
+    a+=("$(seconds $ours)")
+    b+=("$(seconds $peer)")
+  done
+  local ta tb
+  ta=$(printf '%s\n' "${a[@]}" | median)
+  tb=$(printf '%s\n' "${b[@]}" | median)
+  awk -v n="$frames" -v ta="$ta" -v tb="$tb" -v name="$name" -v ours="$ours" -v peer="$peer" 'BEGIN {
+    printf "%-34s ours %6.1f fps  peer %6.1f fps  ours/peer %.2fx\n    ours: %s\n    peer: %s\n", name, n / ta, n / tb, tb / ta, ours, peer }'
+}
+
+echo "gst-launch at 1280x720 from raw I420, $frames frames, median of $repeat alternating runs, $(nproc) cores"
+compare "edges: striateedges vs edgedetect" \
+  "striateedges backend=cpu" \
+  "videoconvert ! video/x-raw,format=RGB ! edgedetect"
+compare "blur sigma 8, grey out" \
+  "striateblur sigma=8 backend=cpu ! video/x-raw,format=GRAY8" \
+  "videoconvert ! video/x-raw,format=GRAY8 ! cvsmooth type=gaussian kernel-width=49 kernel-height=49 color=8"
+compare "blur sigma 8, I420 through" \
+  "striateblur sigma=8 backend=cpu" \
+  "videoconvert ! video/x-raw,format=GRAY8 ! cvsmooth type=gaussian kernel-width=49 kernel-height=49 color=8"
