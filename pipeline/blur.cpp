@@ -23,25 +23,17 @@ using namespace striate;
 enum { PROP_0, PROP_SIGMA, PROP_METHOD };
 
 void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-    auto* f = GST_STRIATE_FILTER(object);
     switch (id) {
-    case PROP_SIGMA: {
-        const double v = g_value_get_double(value);
-        if (gst::finiteOrWarn(object, pspec, v))
-            gst::editStage(f, "sigma", [v](Stage& s) { std::get<BlurSpec>(s).sigma = v; });
+    case PROP_SIGMA: gst::setNumber(object, pspec, value, &BlurSpec::sigma); break;
+    case PROP_METHOD:
+        gst::editSpec<BlurSpec>(object, pspec, [&](BlurSpec& b) { b.method = static_cast<BlurMethod>(g_value_get_enum(value)); });
         break;
-    }
-    case PROP_METHOD: {
-        const auto v = static_cast<BlurMethod>(g_value_get_enum(value));
-        gst::editStage(f, "method", [v](Stage& s) { std::get<BlurSpec>(s).method = v; });
-        break;
-    }
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }
 }
 
 void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-    const BlurSpec b = std::get<BlurSpec>(gst::currentStage(GST_STRIATE_FILTER(object)));
+    const auto b = gst::currentSpec<BlurSpec>(object);
     switch (id) {
     case PROP_SIGMA: g_value_set_double(value, b.sigma); break;
     case PROP_METHOD: g_value_set_enum(value, static_cast<gint>(b.method)); break;

@@ -21,19 +21,12 @@ using namespace striate;
 enum { PROP_0, PROP_METHOD, PROP_SIGMA, PROP_WAVELENGTH, PROP_ORIENTATIONS, PROP_LOW, PROP_HIGH, PROP_OUTPUT };
 
 void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-    auto* f = GST_STRIATE_FILTER(object);
-    auto edit = [&](auto change) {
-        gst::editStage(f, pspec->name, [&](Stage& s) { change(std::get<EdgeSpec>(s)); });
-    };
-    auto number = [&](double EdgeSpec::*field) {
-        const double v = g_value_get_double(value);
-        if (gst::finiteOrWarn(object, pspec, v)) edit([&](EdgeSpec& e) { e.*field = v; });
-    };
+    auto edit = [&](auto change) { gst::editSpec<EdgeSpec>(object, pspec, change); };
     switch (id) {
-    case PROP_SIGMA: number(&EdgeSpec::sigma); break;
-    case PROP_WAVELENGTH: number(&EdgeSpec::wavelength); break;
-    case PROP_LOW: number(&EdgeSpec::lowThreshold); break;
-    case PROP_HIGH: number(&EdgeSpec::highThreshold); break;
+    case PROP_SIGMA: gst::setNumber(object, pspec, value, &EdgeSpec::sigma); break;
+    case PROP_WAVELENGTH: gst::setNumber(object, pspec, value, &EdgeSpec::wavelength); break;
+    case PROP_LOW: gst::setNumber(object, pspec, value, &EdgeSpec::lowThreshold); break;
+    case PROP_HIGH: gst::setNumber(object, pspec, value, &EdgeSpec::highThreshold); break;
     case PROP_ORIENTATIONS: edit([&](EdgeSpec& e) { e.orientations = g_value_get_int(value); }); break;
     case PROP_METHOD: edit([&](EdgeSpec& e) { e.method = static_cast<EdgeMethod>(g_value_get_enum(value)); }); break;
     case PROP_OUTPUT: edit([&](EdgeSpec& e) { e.output = static_cast<EdgeOutput>(g_value_get_enum(value)); }); break;
@@ -42,7 +35,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
 }
 
 void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-    const EdgeSpec e = std::get<EdgeSpec>(gst::currentStage(GST_STRIATE_FILTER(object)));
+    const auto e = gst::currentSpec<EdgeSpec>(object);
     switch (id) {
     case PROP_SIGMA: g_value_set_double(value, e.sigma); break;
     case PROP_WAVELENGTH: g_value_set_double(value, e.wavelength); break;

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "core/spec.h"
+#include "pipeline/elements.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,23 @@ bool editStage(GstStriateFilter* filter, const char* property, const std::functi
 void addPadTemplates(GstElementClass* klass, bool keepsFormat);
 /// A copy of the element's stage, taken under the property lock.
 Stage currentStage(GstStriateFilter* filter);
+
+/// set_property helpers of the subclasses: change one field of the element's spec (of type Spec)
+/// through editStage, named by the property.
+template <class Spec, class Change>
+void editSpec(GObject* object, const GParamSpec* pspec, Change change) {
+    editStage(GST_STRIATE_FILTER(object), pspec->name, [&](Stage& s) { change(std::get<Spec>(s)); });
+}
+template <class Spec>
+void setNumber(GObject* object, const GParamSpec* pspec, const GValue* value, double Spec::*field) {
+    const double v = g_value_get_double(value);
+    if (finiteOrWarn(object, pspec, v)) editSpec<Spec>(object, pspec, [&](Spec& spec) { spec.*field = v; });
+}
+/// A copy of the element's spec, for get_property.
+template <class Spec>
+Spec currentSpec(GObject* object) {
+    return std::get<Spec>(currentStage(GST_STRIATE_FILTER(object)));
+}
 /// Sets the stage an element starts with (called from the subclass's instance init).
 void setInitialStage(GstStriateFilter* filter, const Stage& stage);
 

@@ -21,19 +21,12 @@ using namespace striate;
 enum { PROP_0, PROP_SIGMA, PROP_WAVELENGTH, PROP_ORIENTATION, PROP_ORIENTATIONS, PROP_OUTPUT, PROP_REMOVE_DC, PROP_GAIN, PROP_METHOD };
 
 void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-    auto* f = GST_STRIATE_FILTER(object);
-    auto edit = [&](auto change) {
-        gst::editStage(f, pspec->name, [&](Stage& s) { change(std::get<GaborSpec>(s)); });
-    };
-    auto number = [&](double GaborSpec::*field) {
-        const double v = g_value_get_double(value);
-        if (gst::finiteOrWarn(object, pspec, v)) edit([&](GaborSpec& g) { g.*field = v; });
-    };
+    auto edit = [&](auto change) { gst::editSpec<GaborSpec>(object, pspec, change); };
     switch (id) {
-    case PROP_SIGMA: number(&GaborSpec::sigma); break;
-    case PROP_WAVELENGTH: number(&GaborSpec::wavelength); break;
-    case PROP_ORIENTATION: number(&GaborSpec::orientation); break;
-    case PROP_GAIN: number(&GaborSpec::gain); break;
+    case PROP_SIGMA: gst::setNumber(object, pspec, value, &GaborSpec::sigma); break;
+    case PROP_WAVELENGTH: gst::setNumber(object, pspec, value, &GaborSpec::wavelength); break;
+    case PROP_ORIENTATION: gst::setNumber(object, pspec, value, &GaborSpec::orientation); break;
+    case PROP_GAIN: gst::setNumber(object, pspec, value, &GaborSpec::gain); break;
     case PROP_ORIENTATIONS: edit([&](GaborSpec& g) { g.orientations = g_value_get_int(value); }); break;
     case PROP_OUTPUT: edit([&](GaborSpec& g) { g.output = static_cast<GaborOutput>(g_value_get_enum(value)); }); break;
     case PROP_REMOVE_DC: edit([&](GaborSpec& g) { g.removeDc = g_value_get_boolean(value); }); break;
@@ -43,7 +36,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
 }
 
 void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
-    const GaborSpec g = std::get<GaborSpec>(gst::currentStage(GST_STRIATE_FILTER(object)));
+    const auto g = gst::currentSpec<GaborSpec>(object);
     switch (id) {
     case PROP_SIGMA: g_value_set_double(value, g.sigma); break;
     case PROP_WAVELENGTH: g_value_set_double(value, g.wavelength); break;
