@@ -140,15 +140,24 @@ GstFlowReturn fill(GstPushSrc* push, GstBuffer* buffer) {
     s->pool.parallelFor((H + kBand - 1) / kBand, [&](int band, int) {
         sensors::renderRows(settings, s->frame, luma, band * kBand, std::min(H, (band + 1) * kBand));
     });
-    // Row padding is cleared: buffers are a pure function of the settings, no stale bytes downstream.
-    if (luma.stride > W)
-        for (int y = 0; y < H; ++y) std::memset(luma.row(y) + W, 0, luma.stride - W);
     // A monochrome sensor: neutral chroma.
     for (guint p = 1; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
         auto* data = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
         const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
         const int rows = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p);
         for (int y = 0; y < rows; ++y) std::memset(data + y * stride, 128, stride);
+    }
+    // Every byte that is no pixel is cleared too: row padding, the extra luma row GStreamer
+    // allocates for odd heights, the tail. Buffers are a pure function of the settings.
+    if (luma.stride > W)
+        for (int y = 0; y < H; ++y) std::memset(luma.row(y) + W, 0, luma.stride - W);
+    auto* base = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)) - GST_VIDEO_INFO_PLANE_OFFSET(&s->info, 0);
+    const guint planes = GST_VIDEO_FRAME_N_PLANES(&frame);
+    for (guint p = 0; p < planes; ++p) {
+        const gsize end = GST_VIDEO_INFO_PLANE_OFFSET(&s->info, p) +
+                          gsize(GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p)) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+        const gsize next = p + 1 < planes ? GST_VIDEO_INFO_PLANE_OFFSET(&s->info, p + 1) : GST_VIDEO_INFO_SIZE(&s->info);
+        if (next > end) std::memset(base + end, 0, next - end);
     }
     gst_video_frame_unmap(&frame);
     const int fpsN = GST_VIDEO_INFO_FPS_N(&s->info), fpsD = GST_VIDEO_INFO_FPS_D(&s->info);
