@@ -6,6 +6,7 @@ packages=(
   cmake ninja-build g++ pkg-config python3
   libpng-dev libjpeg62-turbo-dev libsimde-dev
   googletest
+  libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri           # GLES (Mesa llvmpipe without a GPU)
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools   # the plugin
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good                     # videoconvert, pngenc, vp8enc, webmmux
   libopencv-dev          # benchmarks only (the peer)

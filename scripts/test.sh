@@ -11,19 +11,19 @@ jobs=$(nproc)
 step() { printf '\n==== %s ====\n' "$*"; }
 
 step "host build"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_BUILD_BENCH=ON -DSTRIATE_WITH_GST=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_BUILD_BENCH=ON -DSTRIATE_WITH_GST=ON -DSTRIATE_WITH_GLES=ON >/dev/null
 ninja -C build -j "$jobs"
 
 step "sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIATE_SANITIZE=ON \
-      -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_WITH_GST=ON >/dev/null
+      -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_WITH_GST=ON -DSTRIATE_WITH_GLES=ON >/dev/null
 ninja -C build-asan -j "$jobs"
 
 for arch in aarch64 armhf; do
   step "cross build $arch"
   cmake -S . -B "build-$arch" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_TOOLCHAIN_FILE="toolchains/rpi-$arch.cmake" -DSTRIATE_BUILD_TOOLS=OFF \
-        -DSTRIATE_WITH_GST=OFF >/dev/null
+        -DSTRIATE_WITH_GST=OFF -DSTRIATE_WITH_GLES=OFF >/dev/null
   ninja -C "build-$arch" -j "$jobs"
 done
 

@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "board/backend_choice.h"
+#ifdef STRIATE_HAVE_PROBE
+#include "board/probe.h"
+#endif
 #include "core/backend.h"
 #include "core/chain.h"
 #include "cpu/neon/cpu_backend.h"
@@ -30,6 +33,7 @@ usage: striate <command> [options]
 
 commands:
   filter IN OUT --chain "..."   filter an image file (see striate filter --help)
+  probe [--json]                what this machine offers: GLES context and limits, board, CPU
   bench [options]               time the cpu backend against OpenCV (see striate bench --help)
   help                          this text
 
@@ -160,6 +164,35 @@ int runFilter(int argc, char** argv) {
     return 0;
 }
 
+const char* kProbeHelp = R"(usage: striate probe [--json]
+
+Makes a headless OpenGL ES context (EGL: Mesa surfaceless, a GBM render node, or the EGL device
+platform; GLES 3.1, 3.0 or 2.0) and prints what it offers: version, renderer, maximum texture size,
+compute limits, the float formats that really complete a framebuffer, shader precision; and the
+board's device-tree model and the CPU's SIMD path. A machine without a GPU context says why.
+)";
+
+int runProbe(int argc, char** argv) {
+    bool json = false;
+    for (int i = 0; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            std::fputs(kProbeHelp, stdout);
+            return 0;
+        }
+        if (arg == "--json") json = true;
+        else return usageError("unknown option '" + arg + "' (see striate probe --help)");
+    }
+#ifdef STRIATE_HAVE_PROBE
+    const Probe p = probeMachine();
+    std::fputs(json ? (formatProbeJson(p) + "\n").c_str() : formatProbe(p).c_str(), stdout);
+    return 0;
+#else
+    (void)json;
+    return usageError("this build has no GLES support (configure with STRIATE_WITH_GLES=ON)");
+#endif
+}
+
 /// `striate bench` runs the benchmark program built beside this one (it links OpenCV, a
 /// bench-only dependency, which the tool itself does not).
 int runBench(int argc, char** argv) {
@@ -197,5 +230,6 @@ int main(int argc, char** argv) {
     }
     if (command == "filter") return runFilter(argc - 2, argv + 2);
     if (command == "bench") return runBench(argc - 2, argv + 2);
-    return usageError("unknown command '" + command + "' (expected filter or bench; see striate --help)");
+    if (command == "probe") return runProbe(argc - 2, argv + 2);
+    return usageError("unknown command '" + command + "' (expected filter, probe or bench; see striate --help)");
 }

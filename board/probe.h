@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace striate {
+
+/// What this machine offers, probed once (DESIGN.md, board/): the GLES context and its limits
+/// from real queries (float formats by framebuffer completeness, not extension strings), the
+/// board's device-tree model, the CPU's SIMD path.
+struct Probe {
+    // GPU (empty when no context could be made; gpuError says why).
+    bool gpu = false;
+    std::string gpuError;
+    std::string platform;  ///< EGL platform of the display
+    int glesMajor = 0, glesMinor = 0;
+    std::string version, renderer, vendor, glsl;
+    int maxTextureSize = 0;
+    bool compute = false;
+    int maxComputeInvocations = 0;
+    int maxComputeSharedMemory = 0;  ///< bytes
+    std::vector<std::string> floatRenderable;  ///< of R16F RG16F RGBA16F R32F RG32F RGBA32F
+    int fragmentHighpPrecision = 0;  ///< bits of highp float in fragment shaders (0: no highp)
+    int fragmentMediumpPrecision = 0;
+    // Board and CPU.
+    std::string model;  ///< /proc/device-tree/model, or empty
+    std::string cpuSimd;
+};
+
+/// Probes the machine: makes and drops a GLES context (a failure fills gpuError, not a Status).
+Probe probeMachine();
+/// The probe as text lines or as one JSON object.
+std::string formatProbe(const Probe& p);
+std::string formatProbeJson(const Probe& p);
+
+} // namespace striate

@@ -1,0 +1,85 @@
+// The EGL context and the probe, on whatever GLES this machine has (Mesa llvmpipe in CI). CTest
+// runs this binary three times: as is, under MESA_GLES_VERSION_OVERRIDE=2.0, and with no EGL
+// vendor at all; STRIATE_EXPECT says which outcome is right.
+#include <GLES3/gl31.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "board/probe.h"
+#include "gles/egl_context.h"
+
+namespace striate::gles {
+namespace {
+
+std::string expectation() {
+    const char* e = std::getenv("STRIATE_EXPECT");
+    return e ? e : "gles31";
+}
+
+TEST(EglContext, CreatesTheContextThisMachineOffers) {
+    std::unique_ptr<EglContext> ctx;
+    const Status s = EglContext::create(&ctx);
+    if (expectation() == "none") {
+        ASSERT_FALSE(s);
+        EXPECT_NE(s.message().find("no EGL display"), std::string::npos) << s.message();
+        return;
+    }
+    ASSERT_TRUE(s) << s.message();
+    ASSERT_TRUE(ctx->makeCurrent());
+    const std::string version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    if (expectation() == "es2") {
+        EXPECT_EQ(ctx->info().major, 2);
+        EXPECT_NE(version.find("OpenGL ES 2.0"), std::string::npos) << version;
+    } else {
+        EXPECT_EQ(ctx->info().major, 3);
+        EXPECT_EQ(ctx->info().minor, 1);
+    }
+    ctx->release();
+}
+
+TEST(EglContext, MadeOnOneThreadUsedOnAnotherDestroyedOnAThird) {
+    if (expectation() == "none") GTEST_SKIP() << "no EGL vendor in this run (the fault case)";
+    std::unique_ptr<EglContext> ctx;
+    std::thread([&] { ASSERT_TRUE(EglContext::create(&ctx)); }).join();
+    ASSERT_TRUE(ctx);
+    int maxTexture = 0;
+    std::thread([&] {
+        ASSERT_TRUE(ctx->makeCurrent());
+        glGetIntegerv(GL_MAX_TEXTURE_SIZE, &maxTexture);
+        ctx->release();
+    }).join();
+    EXPECT_GE(maxTexture, 2048);
+    ctx.reset();
+}
+
+TEST(Probe, ReportsWhatTheContextOffers) {
+    const Probe p = probeMachine();
+    EXPECT_FALSE(p.cpuSimd.empty());
+    if (expectation() == "none") {
+        EXPECT_FALSE(p.gpu);
+        EXPECT_NE(formatProbe(p).find("gles: unavailable: no EGL display"), std::string::npos) << formatProbe(p);
+        return;
+    }
+    ASSERT_TRUE(p.gpu) << p.gpuError;
+    EXPECT_GE(p.maxTextureSize, 2048);
+    EXPECT_FALSE(p.renderer.empty());
+    if (expectation() == "es2") {
+        EXPECT_FALSE(p.compute);
+        EXPECT_TRUE(p.floatRenderable.empty());  // not probed on ES 2.0 (no sized float formats)
+    } else {
+        EXPECT_TRUE(p.compute);
+        EXPECT_GE(p.maxComputeInvocations, 128);  // GLES 3.1 minimum
+        EXPECT_GE(p.maxComputeSharedMemory, 16384);
+        EXPECT_NE(std::find(p.floatRenderable.begin(), p.floatRenderable.end(), "RGBA16F"), p.floatRenderable.end());
+    }
+    const std::string json = formatProbeJson(p);
+    EXPECT_EQ(json.front(), '{');
+    EXPECT_NE(json.find("\"max_texture_size\": "), std::string::npos);
+}
+
+} // namespace
+} // namespace striate::gles
