@@ -1,0 +1,38 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace striate::gles {
+
+/// Preprocessor definitions prepended to a shader, in order: {"SCALE", "1.0"}.
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+/// Compiled programs keyed by file + defines (STYLE.md 4). The `#version` line follows the
+/// current context (310 es for compute; 300 es or 100 for fragment passes), then the defines, then
+/// `#line 1` so compiler messages count lines of the file itself. Use and destroy it only where
+/// its context is current.
+class ProgramCache {
+public:
+    explicit ProgramCache(int glesMajor, int glesMinor) : major_(glesMajor), minor_(glesMinor) {}
+    ~ProgramCache();
+    ProgramCache(const ProgramCache&) = delete;
+    ProgramCache& operator=(const ProgramCache&) = delete;
+
+    /// A compute program from gles/shaders/FILE (GLES 3.1).
+    Status compute(const std::string& file, const Defines& defines, unsigned* program);
+    /// The same from source text (tests, and shaders generated at run time); `name` appears in errors.
+    Status computeFromSource(const std::string& name, const std::string& source, const Defines& defines,
+                             unsigned* program);
+    std::size_t size() const { return programs_.size(); }
+
+private:
+    int major_, minor_;
+    std::map<std::string, unsigned> programs_;
+};
+
+} // namespace striate::gles

@@ -1,0 +1,114 @@
+// Shader files, the program cache and a first real compute pass on the machine's GLES.
+#include "gles/program_cache.h"
+
+#include <GLES3/gl31.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gles/egl_context.h"
+#include "gles/shader_files.h"
+
+namespace striate::gles {
+namespace {
+
+std::string expectation() {
+    const char* e = std::getenv("STRIATE_EXPECT");
+    return e ? e : "gles31";
+}
+
+class ProgramCacheTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (expectation() == "none") GTEST_SKIP() << "no EGL vendor in this run (the fault case is test_context)";
+        ASSERT_TRUE(EglContext::create(&ctx_));
+        ASSERT_TRUE(ctx_->makeCurrent());
+        cache_ = std::make_unique<ProgramCache>(ctx_->info().major, ctx_->info().minor);
+    }
+    void TearDown() override {
+        cache_.reset();  // programs are deleted while the context is current
+        if (ctx_) ctx_->release();
+    }
+    std::unique_ptr<EglContext> ctx_;
+    std::unique_ptr<ProgramCache> cache_;
+};
+
+TEST(ShaderFiles, AreEmbedded) {
+    EXPECT_TRUE(shaderFile("luma_to_unit.comp"));
+    EXPECT_FALSE(shaderFile("nope.comp"));
+}
+
+TEST_F(ProgramCacheTest, LumaToUnitPassComputesValueOver255) {
+    if (expectation() == "es2") {
+        unsigned program = 0;
+        const Status s = cache_->compute("luma_to_unit.comp", {}, &program);
+        ASSERT_FALSE(s);
+        EXPECT_NE(s.message().find("compute shaders need GLES 3.1, this context is 2.0"), std::string::npos)
+            << s.message();
+        return;
+    }
+    const int W = 37, H = 23;  // odd sizes: partial workgroups at both edges
+    std::vector<unsigned char> luma(W * H);
+    for (int i = 0; i < W * H; ++i) luma[i] = static_cast<unsigned char>((i * 7) & 255);
+    unsigned program = 0;
+    ASSERT_TRUE(cache_->compute("luma_to_unit.comp", {}, &program));
+    GLuint tex[2];
+    glGenTextures(2, tex);
+    glBindTexture(GL_TEXTURE_2D, tex[0]);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R8, W, H);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_UNSIGNED_BYTE, luma.data());
+    glBindTexture(GL_TEXTURE_2D, tex[1]);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, W, H);
+    glUseProgram(program);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, tex[0]);
+    glBindImageTexture(0, tex[1], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+    glDispatchCompute((W + 15) / 16, (H + 15) / 16, 1);
+    glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT);
+    GLuint fbo = 0;
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex[1], 0);
+    ASSERT_EQ(glCheckFramebufferStatus(GL_FRAMEBUFFER), static_cast<GLenum>(GL_FRAMEBUFFER_COMPLETE));
+    std::vector<float> rgba(4 * W * H);
+    glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, rgba.data());  // the combination GLES guarantees for float
+    ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+    for (int i = 0; i < W * H; ++i)
+        ASSERT_NEAR(rgba[4 * i], luma[i] / 255.0, 1e-7) << "pixel " << i;
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(2, tex);
+}
+
+TEST_F(ProgramCacheTest, KeysProgramsByFileAndDefines) {
+    if (expectation() == "es2") GTEST_SKIP() << "compute programs need GLES 3.1 (checked above)";
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    ASSERT_TRUE(cache_->compute("luma_to_unit.comp", {}, &a));
+    ASSERT_TRUE(cache_->compute("luma_to_unit.comp", {}, &b));
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(cache_->size(), 1u);
+    const std::string source = "layout(local_size_x = N) in;\nvoid main() {}\n";
+    ASSERT_TRUE(cache_->computeFromSource("sized.comp", source, {{"N", "8"}}, &c));
+    ASSERT_TRUE(cache_->computeFromSource("sized.comp", source, {{"N", "64"}}, &d));
+    EXPECT_NE(c, d);
+    EXPECT_EQ(cache_->size(), 3u);
+}
+
+TEST_F(ProgramCacheTest, CompileErrorsNameTheFileAndLine) {
+    if (expectation() == "es2") GTEST_SKIP() << "compute programs need GLES 3.1 (checked above)";
+    unsigned program = 0;
+    const Status s = cache_->computeFromSource(
+        "broken.comp", "layout(local_size_x = 1) in;\nvoid main() {\n    undefined_function();\n}\n", {}, &program);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("shader broken.comp does not compile: broken.comp:3"), std::string::npos) << s.message();
+    const Status missing = cache_->compute("nope.comp", {}, &program);
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.message().find("no shader file 'nope.comp'"), std::string::npos);
+}
+
+} // namespace
+} // namespace striate::gles
