@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "board/backend_choice.h"
@@ -37,7 +38,7 @@ struct FilterState {
     std::unique_ptr<Backend> chroma;   // striateblur on NV12 / I420: the half-size chroma planes
     Image<std::uint8_t> luma;          // luma of RGB input, or one channel of a colour blur
     Image<std::uint8_t> channel;
-    bool warnedFallback = false;
+    std::optional<BackendKind> warnedFor;  // the request whose fallback was already reported
 };
 
 } // namespace striate::gst
@@ -159,10 +160,10 @@ bool ensureConfigured(GstStriateFilter* f) {
     Status st = createBackend(requested, BackendOptions{}, &s->backend);
     if (!st) {
         // A GPU backend that cannot run: one warning, then the cpu backend (DESIGN.md).
-        if (!s->warnedFallback)
+        if (s->warnedFor != requested)
             GST_ELEMENT_WARNING(f, RESOURCE, SETTINGS, ("%s; using the cpu backend", st.message().c_str()),
                                 ("requested backend: %s", nickOf(kBackendKinds, requested)));
-        s->warnedFallback = true;
+        s->warnedFor = requested;
         st = createBackend(BackendKind::Cpu, BackendOptions{}, &s->backend);
     }
     if (st) st = s->backend->configure(s->chain, format);
@@ -298,7 +299,6 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
         std::lock_guard lock(s->mutex);
         s->requested = static_cast<BackendKind>(g_value_get_enum(value));
         s->dirty = true;
-        s->warnedFallback = false;
         break;
     }
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
