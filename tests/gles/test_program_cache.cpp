@@ -112,3 +112,76 @@ TEST_F(ProgramCacheTest, CompileErrorsNameTheFileAndLine) {
 
 } // namespace
 } // namespace striate::gles
+
+#include <random>
+
+#include "core/coefficients.h"
+#include "cpu/reference/reference.h"
+
+namespace striate::gles {
+namespace {
+
+/// An R32F texture of the given values, W x H.
+GLuint floatTexture(const std::vector<float>& values, int W, int H) {
+    GLuint tex = 0;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, W, H);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    if (!values.empty()) glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_FLOAT, values.data());
+    return tex;
+}
+
+std::vector<float> readBack(GLuint tex, int W, int H) {
+    GLuint fbo = 0;
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+    std::vector<float> rgba(4 * W * H), out(W * H);
+    glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, rgba.data());
+    for (int i = 0; i < W * H; ++i) out[i] = rgba[4 * i];
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    return out;
+}
+
+TEST_F(ProgramCacheTest, DirectGaussianPassesMatchTheReferenceWithinTheGlesBudget) {
+    if (expectation() == "es2") GTEST_SKIP() << "compute programs need GLES 3.1 (checked above)";
+    for (auto [W, H] : {std::pair{37, 23}, std::pair{1, 9}, std::pair{64, 48}}) {
+        for (double sigma : {0.3, 1.0, 2.5, 6.0}) {
+            std::vector<float> img(W * H);
+            std::mt19937 rng(W * 31 + H);
+            reference::Plane ref(W, H);
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < W; ++x) {
+                    const int v = static_cast<int>(rng() & 255);
+                    img[y * W + x] = v / 255.0f;
+                    ref.at(x, y) = v / 255.0;
+                }
+            GLuint a = floatTexture(img, W, H), b = floatTexture({}, W, H);
+            for (int axis = 0; axis < 2; ++axis) {
+                unsigned program = 0;
+                ASSERT_TRUE(cache_->compute("gaussian_direct.comp", {{"AXIS", std::to_string(axis)}}, &program));
+                glUseProgram(program);
+                glUniform1f(glGetUniformLocation(program, "sigma"), static_cast<float>(sigma));
+                glUniform1i(glGetUniformLocation(program, "radius"), gaussianRadius(sigma));
+                glActiveTexture(GL_TEXTURE0);
+                glBindTexture(GL_TEXTURE_2D, axis == 0 ? a : b);
+                glBindImageTexture(0, axis == 0 ? b : a, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+                glDispatchCompute((W + 15) / 16, (H + 15) / 16, 1);
+                glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT);
+            }
+            const std::vector<float> got = readBack(a, W, H);  // rows into b, columns back into a
+            const reference::Plane want = reference::blur(ref, BlurSpec{sigma, BlurMethod::Direct});
+            double worst = 0;
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < W; ++x) worst = std::max(worst, std::abs(got[y * W + x] - want.at(x, y)));
+            EXPECT_LE(worst, 2e-4) << W << "x" << H << " sigma " << sigma;  // ALGORITHMS.md 8, gles float
+            glDeleteTextures(1, &a);
+            glDeleteTextures(1, &b);
+        }
+    }
+}
+
+} // namespace
+} // namespace striate::gles
