@@ -27,6 +27,14 @@ std::string withFileName(const std::string& name, const std::string& log) {
     return out;
 }
 
+/// The info log of a shader or a program, as an error naming the file.
+Status failure(const std::string& name, const char* what, GLuint object, bool program) {
+    char log[4096] = {};
+    if (program) glGetProgramInfoLog(object, sizeof log, nullptr, log);
+    else glGetShaderInfoLog(object, sizeof log, nullptr, log);
+    return Status::error("shader " + name + " does not " + what + ": " + withFileName(name, log));
+}
+
 } // namespace
 
 ProgramCache::~ProgramCache() {
@@ -59,10 +67,9 @@ Status ProgramCache::computeFromSource(const std::string& name, const std::strin
     GLint ok = GL_FALSE;
     glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
     if (!ok) {
-        char log[4096] = {};
-        glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+        const Status s = failure(name, "compile", shader, false);
         glDeleteShader(shader);
-        return Status::error("shader " + name + " does not compile: " + withFileName(name, log));
+        return s;
     }
     const GLuint p = glCreateProgram();
     glAttachShader(p, shader);
@@ -70,10 +77,9 @@ Status ProgramCache::computeFromSource(const std::string& name, const std::strin
     glDeleteShader(shader);
     glGetProgramiv(p, GL_LINK_STATUS, &ok);
     if (!ok) {
-        char log[4096] = {};
-        glGetProgramInfoLog(p, sizeof log, nullptr, log);
+        const Status s = failure(name, "link", p, true);
         glDeleteProgram(p);
-        return Status::error("shader " + name + " does not link: " + withFileName(name, log));
+        return s;
     }
     programs_[key] = p;
     *program = p;

@@ -136,8 +136,4 @@ void renderRows(const CameraSettings& s, std::uint64_t index, ImageView<std::uin
     }
 }
 
-void renderFrame(const CameraSettings& settings, std::uint64_t index, ImageView<std::uint8_t> out) {
-    renderRows(settings, index, out, 0, out.height);
-}
-
 } // namespace striate::sensors

@@ -31,10 +31,9 @@ struct CameraSettings {
     std::uint64_t seed = 0;  ///< same seed, frame and settings: the same image
 };
 
-/// Renders frame `index` of the synthetic camera into an 8-bit plane. Deterministic: it depends
-/// only on the settings, the index and the plane's size.
-void renderFrame(const CameraSettings& settings, std::uint64_t index, ImageView<std::uint8_t> out);
-/// Rows [y0, y1) of the same frame: rows are independent, so callers may render bands in parallel.
+/// Renders rows [y0, y1) of frame `index` of the synthetic camera into an 8-bit plane.
+/// Deterministic: a pixel depends only on the settings, the index, its position and the plane's
+/// size, so callers may render bands of rows in parallel.
 void renderRows(const CameraSettings& settings, std::uint64_t index, ImageView<std::uint8_t> out, int y0, int y1);
 
 } // namespace striate::sensors

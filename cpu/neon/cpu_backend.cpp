@@ -70,27 +70,6 @@ std::vector<std::string> CpuBackend::kernels() const {
 
 template <class Src>
 void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out) {
-    // The block holds `pad` replicated samples before and after the line (boxes only: replicate
-    // borders are defined on the padded copy, ALGORITHMS.md 0). filter() runs the plan's 1D filter
-    // and returns where the result's first sample lies.
-    const int pad = plan.pad;
-    auto filter = [&plan, pad](Scratch& s, int n) -> float* {
-        float* a = s.block[0].data();
-        float* b = s.block[1].data();
-        switch (plan.method) {
-        case BlurMethod::Direct: firBlock(a, b, n, plan.taps); return b;
-        case BlurMethod::Boxes:
-            replicateEnds(a, n, pad);
-            for (int p = 0; p < kBoxPasses; ++p) {
-                boxBlock(a, b, n + 2 * pad, plan.box);
-                std::swap(a, b);
-            }
-            return a + static_cast<std::ptrdiff_t>(pad) * kLanes;
-        case BlurMethod::Recursive:
-        case BlurMethod::Auto: recursiveBlock(a, n, plan.recursive); return a;
-        }
-        return a;
-    };
     const int W = in.width, H = in.height;
     if (plan.method == BlurMethod::Direct) {
         // Row-wise schedule: no transposes for an FIR (the block engine serves the recursions).
@@ -103,6 +82,24 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
         });
         return;
     }
+    // Boxes and recursive run on the block engine. For boxes the block holds `pad` replicated
+    // samples before and after the line (replicate borders are defined on the padded copy,
+    // ALGORITHMS.md 0). filter() returns where the result's first sample lies.
+    const int pad = plan.pad;
+    auto filter = [&plan, pad](Scratch& s, int n) -> float* {
+        float* a = s.block[0].data();
+        if (plan.method != BlurMethod::Boxes) {
+            recursiveBlock(a, n, plan.recursive);
+            return a;
+        }
+        float* b = s.block[1].data();
+        replicateEnds(a, n, pad);
+        for (int p = 0; p < kBoxPasses; ++p) {
+            boxBlock(a, b, n + 2 * pad, plan.box);
+            std::swap(a, b);
+        }
+        return a + static_cast<std::ptrdiff_t>(pad) * kLanes;
+    };
     const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(pad) * kLanes;
     pool_.parallelFor(groups(H), [&](int g, int worker) {
         Scratch& s = scratch_[worker];

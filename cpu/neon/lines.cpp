@@ -89,23 +89,6 @@ void scatterColumns(const float* block, int firstColumn, ImageView<float> dst) {
     }
 }
 
-void firBlock(const float* in, float* out, int n, const std::vector<float>& taps) {
-    const int R = static_cast<int>(taps.size()) - 1;
-    for (int i = 0; i < n; ++i) {
-        float32x4_t acc[kVectors];
-        const float* c = at(in, i);
-        for (int v = 0; v < kVectors; ++v) acc[v] = vmulq_n_f32(vld1q_f32(c + 4 * v), taps[0]);
-        const bool interior = i - R >= 0 && i + R < n;
-        for (int k = 1; k <= R; ++k) {
-            const float* a = at(in, interior ? i - k : clampIndex(i - k, n));
-            const float* b = at(in, interior ? i + k : clampIndex(i + k, n));
-            for (int v = 0; v < kVectors; ++v)
-                acc[v] = vmlaq_n_f32(acc[v], vaddq_f32(vld1q_f32(a + 4 * v), vld1q_f32(b + 4 * v)), taps[k]);
-        }
-        for (int v = 0; v < kVectors; ++v) vst1q_f32(at(out, i) + 4 * v, acc[v]);
-    }
-}
-
 namespace {
 
 template <class T>

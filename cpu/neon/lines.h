@@ -7,7 +7,8 @@
 #include "core/coefficients.h"
 #include "core/image.h"
 
-/// The line engine of the cpu backend. Every 1D filter runs along a *block*: kLanes lines of one
+/// The line engine of the cpu backend. The recursive and box filters (and the Gabor passes) run
+/// along a *block*: kLanes lines of one
 /// plane stored interleaved, sample i of lane l at block[i * kLanes + l]. A horizontal pass gathers
 /// kLanes rows by 4x4 transposes; a vertical pass copies a kLanes-wide column strip. Each kernel is
 /// then written once, runs along the block with four NEON vectors per sample (one per four lanes,
@@ -27,10 +28,8 @@ void gatherColumns(ImageView<const std::uint8_t> src, int firstColumn, float* bl
 void scatterRows(const float* block, int firstRow, ImageView<float> dst);
 void scatterColumns(const float* block, int firstColumn, ImageView<float> dst);
 
-/// Sampled Gaussian FIR, symmetric taps (taps[0..R]), replicate borders: out = sum in[i-t] g[|t|].
-void firBlock(const float* in, float* out, int n, const std::vector<float>& taps);
-
-/// The row-wise schedule of the same FIR, for the direct method: no transposes. Horizontal: each
+/// Sampled Gaussian FIR (the direct method), symmetric taps (taps[0..R]), replicate borders,
+/// scheduled row-wise: no transposes. Horizontal: each
 /// row of [y0, y1) is copied with R replicated samples per side into `line` (width + 2R floats)
 /// and filtered with unaligned loads. Vertical: output row y sums input rows y-R..y+R.
 void firRows(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,

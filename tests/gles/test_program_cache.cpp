@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "core/coefficients.h"
+#include "cpu/reference/reference.h"
 #include "gles/egl_context.h"
 #include "gles/shader_files.h"
 
@@ -109,17 +112,6 @@ TEST_F(ProgramCacheTest, CompileErrorsNameTheFileAndLine) {
     ASSERT_FALSE(missing);
     EXPECT_NE(missing.message().find("no shader file 'nope.comp'"), std::string::npos);
 }
-
-} // namespace
-} // namespace striate::gles
-
-#include <random>
-
-#include "core/coefficients.h"
-#include "cpu/reference/reference.h"
-
-namespace striate::gles {
-namespace {
 
 /// An R32F texture of the given values, W x H.
 GLuint floatTexture(const std::vector<float>& values, int W, int H) {

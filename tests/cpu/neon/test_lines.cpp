@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu/neon/encode.h"
+
 namespace striate::cpu {
 namespace {
 
@@ -41,14 +43,6 @@ TEST(Lines, GatherColumnsFromBytesScalesAndReplicates) {
     for (int y = 0; y < 3; ++y)
         for (int l = 0; l < kLanes; ++l) EXPECT_FLOAT_EQ(block[y * kLanes + l], (10 * y + 16 + std::min(l, 3)) / 255.0f);
 }
-
-} // namespace
-} // namespace striate::cpu
-
-#include "cpu/neon/encode.h"
-
-namespace striate::cpu {
-namespace {
 
 TEST(Encode, NeonCodesEqualTheScalarEncodingEverywhere) {
     // Every 8-bit code boundary, halves, NaN, infinities, negatives, and values above full scale.
