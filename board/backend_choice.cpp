@@ -4,19 +4,113 @@
 
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/reference/reference.h"
+#ifdef STRIATE_HAVE_PROBE
+#include "board/probe.h"
+#include "board/profile.h"
+#include "gles/compute_backend.h"
+#endif
 
 namespace striate {
+namespace {
 
-Status createBackend(BackendKind kind, const BackendOptions& options, std::unique_ptr<Backend>* out) {
-    switch (kind) {
-    case BackendKind::Reference: *out = std::make_unique<reference::ReferenceBackend>(); return {};
-    case BackendKind::Auto:
-    case BackendKind::Cpu: *out = std::make_unique<cpu::CpuBackend>(options.threads); return {};
-    case BackendKind::GlesCompute:
-    case BackendKind::GlesFragment: break;
+Status startCpu(const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                std::unique_ptr<Backend>* out) {
+    auto cpu = std::make_unique<cpu::CpuBackend>(options.threads);
+    if (Status s = cpu->configure(chain, format); !s) return s;
+    *out = std::move(cpu);
+    return {};
+}
+
+#ifdef STRIATE_HAVE_PROBE
+/// The probe, once per process: it makes and drops a GLES context.
+const Probe& machine() {
+    static const Probe probe = probeMachine();
+    return probe;
+}
+
+/// A GLES backend of `kind` under the board's limits, or the reason it cannot run.
+Status startGles(BackendKind kind, const BoardLimits& limits, const Chain& chain, const FrameFormat& format,
+                 std::unique_ptr<Backend>* out, bool* inputError) {
+    *inputError = false;
+    if (kind == BackendKind::GlesFragment)
+        return Status::error("backend 'gles-fragment' is not built yet (only gles-compute is)");
+    if (!limits.compute)
+        return Status::error("gles-compute needs GLES 3.1 compute shaders; board '" + limits.profile + "' has none");
+    std::unique_ptr<gles::ComputeBackend> b;
+    const gles::GpuLimits gpu{limits.maxTextureSize, limits.computeSharedBytes, limits.computeInvocations};
+    if (Status s = gles::ComputeBackend::create(gpu, &b); !s) return s;
+    if (Status s = b->validate(chain, format); !s) {
+        *inputError = true;
+        return s;
     }
-    return Status::error(std::string("backend '") + nickOf(kBackendKinds, kind) +
-                         "' is not available: this build has no GLES support");
+    if (Status s = b->configure(chain, format); !s) return s;
+    *out = std::move(b);
+    return {};
+}
+#endif
+
+} // namespace
+
+Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason) {
+#ifdef STRIATE_HAVE_PROBE
+    const Probe& probe = machine();
+    if (!probe.gpu) {
+        *kind = BackendKind::Cpu;
+        *reason = "no GLES context: " + probe.gpuError;
+        return {};
+    }
+    BoardLimits limits;
+    if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
+    if (limits.compute) {
+        *kind = BackendKind::GlesCompute;
+        *reason = "board '" + limits.profile + "' has GLES 3.1 compute shaders";
+    } else {
+        *kind = BackendKind::Cpu;
+        *reason = "board '" + limits.profile + "' has no compute shaders, and the fragment backend is not built yet";
+    }
+    return {};
+#else
+    (void)options;
+    *kind = BackendKind::Cpu;
+    *reason = "this build has no GLES support";
+    return {};
+#endif
+}
+
+Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                    std::unique_ptr<Backend>* out, std::string* fallback) {
+    fallback->clear();
+    if (Status s = chain.validate(); !s) return s;
+    if (Status s = validateFrameFormat(format); !s) return s;
+    if (kind == BackendKind::Reference) {
+        auto r = std::make_unique<reference::ReferenceBackend>();
+        if (Status s = r->configure(chain, format); !s) return s;
+        *out = std::move(r);
+        return {};
+    }
+    if (kind == BackendKind::Auto) {
+        std::string reason;
+        if (Status s = autoBackend(options, &kind, &reason); !s) return s;
+    }
+    if (kind == BackendKind::Cpu) return startCpu(options, chain, format, out);
+#ifdef STRIATE_HAVE_PROBE
+    const Probe& probe = machine();
+    Status s;
+    bool inputError = false;
+    if (!probe.gpu) {
+        s = Status::error("no GLES context: " + probe.gpuError);
+    } else {
+        BoardLimits limits;
+        if (Status b = resolveBoard(options.board, probe, &limits); !b) return b;
+        s = startGles(kind, limits, chain, format, out, &inputError);
+        if (s) return s;
+        if (inputError) return s;
+    }
+    *fallback = s.message();
+#else
+    *fallback = std::string("backend '") + nickOf(kBackendKinds, kind) + "' is not available: this build has no GLES support";
+#endif
+    return startCpu(options, chain, format, out);
 }
 
 } // namespace striate

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "core/backend.h"
 #include "core/status.h"
@@ -8,12 +9,21 @@
 namespace striate {
 
 struct BackendOptions {
-    int threads = 0;  ///< cpu backend threads; <= 0: one per hardware thread
+    int threads = 0;    ///< cpu backend threads; <= 0: one per hardware thread
+    std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
 };
 
-/// The one place that turns a requested backend into a running one (DESIGN.md). `auto` picks the
-/// best backend this build and machine offer; a named backend that this build lacks is an error
-/// that names it. GLES backends arrive with the GLES issue; until then `auto` means `cpu`.
-Status createBackend(BackendKind kind, const BackendOptions& options, std::unique_ptr<Backend>* out);
+/// The one place that turns a requested backend into a running one (DESIGN.md), configured for
+/// `chain` and `format`. `auto` picks gles-compute where the board profile has compute, else
+/// cpu. Errors are for the caller's input: an unknown or unsatisfiable board, a chain or frame
+/// size no backend accepts (a frame beyond the GPU's texture limit is refused, not tiled). A GPU
+/// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
+/// compile) is not an error: the cpu backend runs instead and `fallback` names the cause, for the
+/// caller's one warning.
+Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                    std::unique_ptr<Backend>* out, std::string* fallback);
+
+/// The backend `auto` picks on this machine and board, and why (striate probe).
+Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason);
 
 } // namespace striate

@@ -34,6 +34,8 @@ std::string text(GLenum name) {
     return s ? s : "";
 }
 
+} // namespace
+
 std::string jsonString(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
@@ -42,8 +44,6 @@ std::string jsonString(const std::string& s) {
     }
     return out + "\"";
 }
-
-} // namespace
 
 Probe probeMachine() {
     Probe p;

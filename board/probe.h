@@ -34,5 +34,7 @@ Probe probeMachine();
 /// The probe as text lines or as one JSON object.
 std::string formatProbe(const Probe& p);
 std::string formatProbeJson(const Probe& p);
+/// A JSON string literal of s (quotes and backslashes escaped, control characters dropped).
+std::string jsonString(const std::string& s);
 
 } // namespace striate

@@ -27,6 +27,7 @@ struct FilterState {
     std::mutex mutex;
     Stage stage;
     BackendKind requested = BackendKind::Auto;
+    std::string board = "auto";
     std::string active = "none";
     bool dirty = true;  // properties changed since the backend was configured
 
@@ -39,6 +40,7 @@ struct FilterState {
     Image<std::uint8_t> luma;          // luma of RGB input, or one channel of a colour blur
     Image<std::uint8_t> channel;
     std::optional<BackendKind> warnedFor;  // the request whose fallback was already reported
+    bool gpuFailed = false;  // a GPU backend failed while running: cpu until the properties change
 };
 
 } // namespace striate::gst
@@ -55,7 +57,7 @@ namespace {
 
 using namespace striate;
 
-enum { PROP_0, PROP_BACKEND, PROP_ACTIVE_BACKEND };
+enum { PROP_0, PROP_BACKEND, PROP_BOARD, PROP_ACTIVE_BACKEND };
 
 constexpr const char* kSinkFormats = "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }";
 constexpr const char* kGreyFormats = "{ GRAY8, GRAY16_LE }";
@@ -149,31 +151,33 @@ Chain chromaChain(const Chain& chain) {
 bool ensureConfigured(GstStriateFilter* f) {
     FilterState* s = stateOf(f);
     BackendKind requested;
+    BackendOptions options;
     {
         std::lock_guard lock(s->mutex);
         if (!s->dirty && s->backend) return true;
         s->chain.stages = {s->stage};
         requested = s->requested;
+        options.board = s->board;
         s->dirty = false;
     }
+    if (s->gpuFailed) requested = BackendKind::Cpu;
     const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
-    Status st = createBackend(requested, BackendOptions{}, &s->backend);
-    if (!st) {
+    s->backend.reset();  // a GPU backend's context goes before the next one is made
+    std::string fallback;
+    Status st = startBackend(requested, options, s->chain, format, &s->backend, &fallback);
+    if (st && !fallback.empty()) {
         // A GPU backend that cannot run: one warning, then the cpu backend (DESIGN.md).
         if (s->warnedFor != requested)
-            GST_ELEMENT_WARNING(f, RESOURCE, SETTINGS, ("%s; using the cpu backend", st.message().c_str()),
+            GST_ELEMENT_WARNING(f, RESOURCE, SETTINGS, ("%s; using the cpu backend", fallback.c_str()),
                                 ("requested backend: %s", nickOf(kBackendKinds, requested)));
         s->warnedFor = requested;
-        st = createBackend(BackendKind::Cpu, BackendOptions{}, &s->backend);
     }
-    if (st) st = s->backend->configure(s->chain, format);
     const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
     const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
                             (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_I420);
     if (st && colourBlur) {
-        st = createBackend(BackendKind::Cpu, BackendOptions{}, &s->chroma);
         const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
-        if (st) st = s->chroma->configure(chromaChain(s->chain), half);
+        st = startBackend(BackendKind::Cpu, options, chromaChain(s->chain), half, &s->chroma, &fallback);
     }
     if (!st) {
         GST_ELEMENT_ERROR(f, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", format.width, format.height,
@@ -211,16 +215,39 @@ void extractChannel(const std::uint8_t* src, int stride, int step, Image<std::ui
     }
 }
 
+/// Runs one frame. A GPU backend that fails mid-stream (context loss, a GL error) posts one
+/// warning and the frame runs again on the cpu backend, which stays until the properties change:
+/// the stream goes on and no frame is dropped (DESIGN.md). `backend` follows the switch.
+bool processFrame(GstStriateFilter* f, Backend** backend, ImageView<const std::uint8_t> luma, ChainOutput* r) {
+    FilterState* s = stateOf(f);
+    Status st = (*backend)->process(luma, r);
+    if (st) return true;
+    const bool gpu = *backend == s->backend.get() && std::string_view(s->backend->name()).rfind("gles", 0) == 0;
+    if (gpu) {
+        GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s; using the cpu backend", st.message().c_str()),
+                            ("backend %s failed while running", s->backend->name()));
+        s->gpuFailed = true;
+        {
+            std::lock_guard lock(s->mutex);
+            s->dirty = true;
+        }
+        if (ensureConfigured(f)) {
+            *backend = s->backend.get();
+            st = (*backend)->process(luma, r);
+            if (st) return true;
+        }
+    }
+    GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
+    return false;
+}
+
 /// Runs a backend on a strided 8-bit channel and writes the blurred channel back.
 bool blurChannel(GstStriateFilter* f, Backend* backend, Image<std::uint8_t>* scratch, const std::uint8_t* src,
                  int srcStride, int step, std::uint8_t* dst, int dstStride, int w, int h) {
     scratch->reset(w, h);
     extractChannel(src, srcStride, step, scratch);
     ChainOutput r;
-    if (Status st = backend->process(scratch->view(), &r); !st) {
-        GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
-        return false;
-    }
+    if (!processFrame(f, &backend, scratch->view(), &r)) return false;
     writePlane8(r, Encoding{}, dst, dstStride, step);
     return true;
 }
@@ -278,10 +305,8 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
         luma = s->luma.view();
     }
     ChainOutput r;
-    if (Status st = s->backend->process(luma, &r); !st) {
-        GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
-        return GST_FLOW_ERROR;
-    }
+    Backend* backend = s->backend.get();
+    if (!processFrame(f, &backend, luma, &r)) return GST_FLOW_ERROR;
     const Encoding e = s->chain.encoding();
     if (outFormat == GST_VIDEO_FORMAT_GRAY16_LE) {
         static_assert(G_BYTE_ORDER == G_LITTLE_ENDIAN, "GRAY16_LE output assumes a little-endian host");
@@ -299,6 +324,15 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
         std::lock_guard lock(s->mutex);
         s->requested = static_cast<BackendKind>(g_value_get_enum(value));
         s->dirty = true;
+        s->gpuFailed = false;
+        break;
+    }
+    case PROP_BOARD: {
+        const char* v = g_value_get_string(value);
+        std::lock_guard lock(s->mutex);
+        s->board = v && *v ? v : "auto";
+        s->dirty = true;
+        s->gpuFailed = false;
         break;
     }
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -310,6 +344,7 @@ void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
     std::lock_guard lock(s->mutex);
     switch (id) {
     case PROP_BACKEND: g_value_set_enum(value, static_cast<gint>(s->requested)); break;
+    case PROP_BOARD: g_value_set_string(value, s->board.c_str()); break;
     case PROP_ACTIVE_BACKEND: g_value_set_string(value, s->active.c_str()); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }
@@ -345,6 +380,14 @@ static void gst_striate_filter_class_init(GstStriateFilterClass* klass) {
                           gst_striate_backend_get_type(), static_cast<gint>(BackendKind::Auto),
                           static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                                    GST_PARAM_MUTABLE_PLAYING)));
+    g_object_class_install_property(
+        gobject, PROP_BOARD,
+        g_param_spec_string("board", "Board",
+                            "Board profile that caps what the GPU backends use: auto (STRIATE_BOARD, else the "
+                            "device-tree model, else host), rpi0, rpi1, rpi2, rpi3, rpi4, rpi5, tight or host",
+                            "auto",
+                            static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                                     GST_PARAM_MUTABLE_READY)));
     g_object_class_install_property(
         gobject, PROP_ACTIVE_BACKEND,
         g_param_spec_string("active-backend", "Active backend", "The backend that actually runs (none before the first frame)",

@@ -9,6 +9,7 @@ namespace striate::cpu {
 BlurPlan planBlur(const BlurSpec& spec) {
     BlurPlan p;
     p.method = spec.resolvedMethod();
+    p.sigma = spec.sigma;
     switch (p.method) {
     case BlurMethod::Direct:
         for (double t : gaussianTaps(spec.sigma)) p.taps.push_back(static_cast<float>(t));

@@ -12,6 +12,7 @@ namespace striate::cpu {
 /// Coefficients of one Gaussian blur, computed at configure time.
 struct BlurPlan {
     BlurMethod method = BlurMethod::Direct;
+    double sigma = 0;
     std::vector<float> taps;  // direct
     ExtendedBox box;          // boxes
     int pad = 0;              // boxes: replicated samples added on each side of a line

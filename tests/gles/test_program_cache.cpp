@@ -45,7 +45,7 @@ TEST(ShaderFiles, AreEmbedded) {
     EXPECT_FALSE(shaderFile("nope.comp"));
 }
 
-TEST_F(ProgramCacheTest, LumaToUnitPassComputesValueOver255) {
+TEST_F(ProgramCacheTest, LumaToUnitPassGivesTheReferenceUnitValues) {
     if (expectation() == "es2") {
         unsigned program = 0;
         const Status s = cache_->compute("luma_to_unit.comp", {}, &program);
@@ -67,6 +67,13 @@ TEST_F(ProgramCacheTest, LumaToUnitPassComputesValueOver255) {
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_UNSIGNED_BYTE, luma.data());
     glBindTexture(GL_TEXTURE_2D, tex[1]);
     glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, W, H);
+    float table[256];
+    for (int c = 0; c < 256; ++c) table[c] = static_cast<float>(c / 255.0);
+    GLuint tableBuffer = 0;
+    glGenBuffers(1, &tableBuffer);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, tableBuffer);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof table, table, GL_STATIC_DRAW);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, tableBuffer);
     glUseProgram(program);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, tex[0]);
@@ -81,8 +88,9 @@ TEST_F(ProgramCacheTest, LumaToUnitPassComputesValueOver255) {
     std::vector<float> rgba(4 * W * H);
     glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, rgba.data());  // the combination GLES guarantees for float
     ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
-    for (int i = 0; i < W * H; ++i)
-        ASSERT_NEAR(rgba[4 * i], luma[i] / 255.0, 1e-7) << "pixel " << i;
+    for (int i = 0; i < W * H; ++i)  // exactly the reference's float(value / 255)
+        ASSERT_EQ(rgba[4 * i], static_cast<float>(luma[i] / 255.0)) << "pixel " << i;
+    glDeleteBuffers(1, &tableBuffer);
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(2, tex);
 }

@@ -121,7 +121,8 @@ TEST_P(ElementFormats, OutputEqualsCpuBackendOnTheLuma) {
     const FormatCase& c = GetParam();
     // 37x23: odd sizes, so GStreamer pads every stride (and I420/NV12 chroma is rounded up).
     const std::string inCaps = std::string("video/x-raw,format=") + c.in + ",width=37,height=23,framerate=30/1";
-    GstHarness* h = gst_harness_new_parse(c.element);
+    // Forced cpu, so the output equals the cpu backend's to the bit (GLES: GpuBackend below).
+    GstHarness* h = gst_harness_new_parse((std::string(c.element) + " backend=cpu").c_str());
     gst_harness_set_src_caps_str(h, inCaps.c_str());
     gst_harness_set_sink_caps_str(h, (std::string("video/x-raw,format=") + c.out).c_str());
     const GstVideoInfo in = infoOf(inCaps);
@@ -284,9 +285,73 @@ TEST(Properties, DefaultsMatchTheChainSyntax) {
     gst_object_unref(g);
 }
 
+/// One GRAY8 frame through `element` (with its backend property set); the element's active
+/// backend is returned in `active`.
+std::vector<int> runOnce(const std::string& element, const GstVideoInfo& in, GstBuffer* buf, std::string* active) {
+    GstHarness* h = gst_harness_new_parse(element.c_str());
+    gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=61,height=47,framerate=30/1");
+    gst_harness_set_sink_caps_str(h, "video/x-raw,format=GRAY8");
+    EXPECT_EQ(gst_harness_push(h, buf), GST_FLOW_OK);
+    GstBuffer* out = gst_harness_pull(h);
+    EXPECT_NE(out, nullptr);
+    std::vector<int> v = out ? greyPixels(out, in) : std::vector<int>{};
+    const std::string name = element.substr(0, element.find(' '));
+    GstElement* e = gst_harness_find_element(h, name.c_str());
+    gchar* a = nullptr;
+    g_object_get(e, "active-backend", &a, nullptr);
+    *active = a ? a : "";
+    g_free(a);
+    gst_object_unref(e);
+    if (out) gst_buffer_unref(out);
+    gst_harness_teardown(h);
+    return v;
+}
+
+struct GpuCase {
+    const char* element;
+    int tolerance;          // largest 8-bit difference to the cpu backend
+    double identicalShare;  // share of pixels that must be equal
+};
+
+class GpuBackend : public ::testing::TestWithParam<GpuCase> {};
+
+/// Forced cpu against forced gles-compute on the same frames: equal within ALGORITHMS.md 8
+/// (2e-4 and 5e-4 of the unit range round to at most one 8-bit code; edges 99.9% of pixels).
+TEST_P(GpuBackend, GlesComputeMatchesCpuWithinTheBudget) {
+    requirePlugin();
+    const GpuCase& c = GetParam();
+    const GstVideoInfo in = infoOf("video/x-raw,format=GRAY8,width=61,height=47");
+    std::string cpuActive, gpuActive;
+    const std::vector<int> cpu = runOnce(std::string(c.element) + " backend=cpu", in, patternFrame(in, 5), &cpuActive);
+    const std::vector<int> gpu =
+        runOnce(std::string(c.element) + " backend=gles-compute", in, patternFrame(in, 5), &gpuActive);
+    EXPECT_EQ(cpuActive, "cpu");
+    ASSERT_EQ(gpuActive, "gles-compute");
+    ASSERT_EQ(cpu.size(), gpu.size());
+    int equal = 0, worst = 0;
+    for (std::size_t i = 0; i < cpu.size(); ++i) {
+        equal += cpu[i] == gpu[i];
+        worst = std::max(worst, std::abs(cpu[i] - gpu[i]));
+    }
+    if (c.tolerance > 0) {
+        EXPECT_LE(worst, c.tolerance) << c.element;
+    }
+    EXPECT_GE(equal, c.identicalShare * cpu.size()) << c.element << ": " << cpu.size() - equal << " pixels differ";
+}
+
+INSTANTIATE_TEST_SUITE_P(Elements, GpuBackend,
+                         ::testing::Values(GpuCase{"striateblur sigma=2", 1, 0.0},
+                                           GpuCase{"striateblur sigma=6 method=boxes", 1, 0.0},
+                                           GpuCase{"striateblur sigma=6 method=recursive", 1, 0.0},
+                                           GpuCase{"striategabor sigma=4 wavelength=8 orientation=30 gain=4", 1, 0.0},
+                                           GpuCase{"striategabor sigma=2 wavelength=6 orientations=4 gain=4", 1, 0.0},
+                                           GpuCase{"striateedges", 0, 0.999},
+                                           GpuCase{"striateedges method=gabor", 0, 0.999}));
+
 TEST(Backend, UnavailableGpuBackendWarnsOnTheBusAndFallsBackToCpu) {
     requirePlugin();
-    GstHarness* h = gst_harness_new_parse("striateedges backend=gles-compute");
+    // The rpi3 profile has no compute shaders: gles-compute cannot run under it.
+    GstHarness* h = gst_harness_new_parse("striateedges backend=gles-compute board=rpi3");
     gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
     GstBus* bus = gst_bus_new();
     gst_element_set_bus(h->element, bus);

@@ -47,7 +47,7 @@ expect_ok "version" --version
 expect_ok "gabor cpu with raw" filter in.pgm g_cpu.png --chain "gabor sigma=4 wavelength=8 orientation=30" --backend cpu --raw g_cpu.npy
 expect_ok "gabor reference with raw" filter in.pgm g_ref.png --chain "gabor sigma=4 wavelength=8 orientation=30" --backend reference --raw g_ref.npy
 expect_ok "complex raw" filter in.ppm c.pgm --chain "gabor output=complex" --raw c.npy
-expect_ok "explain" filter in.pgm e.png --chain "blur sigma=2 ! edges" --explain
+expect_ok "explain" filter in.pgm e.png --chain "blur sigma=2 ! edges" --explain --backend cpu
 grep -q "edges.canny" out.txt && pass "explain names kernels" || fail "explain names kernels: $(cat out.txt)"
 for chain in "blur method=direct" "blur method=boxes" "blur method=recursive" "blur method=auto sigma=9" \
              "gabor method=direct" "gabor method=recursive" "gabor orientations=6" "gabor output=phase" \
@@ -106,6 +106,23 @@ else
     expect_ok "probe json" probe --json
     head -c 1 out.txt | grep -q "{" && pass "probe json is an object" || fail "probe json: $(cat out.txt)"
     expect_error "probe bad option" "unknown option '--xml'" probe --xml
+    grep -q '"board": {"profile": "host"' <("$striate" probe --json) && pass "probe json has the board" || fail "probe json board"
+    expect_ok "probe board" probe --board rpi4
+    grep -q "^board: rpi4 (chosen by --board)" out.txt && grep -q "^auto backend: gles-compute" out.txt &&
+        pass "probe applies the board and names auto's pick" || fail "probe board: $(cat out.txt)"
+    STRIATE_BOARD=tight "$striate" probe >out.txt 2>&1 && grep -q "^board: tight (chosen by STRIATE_BOARD)" out.txt &&
+        pass "STRIATE_BOARD selects the profile" || fail "STRIATE_BOARD: $(cat out.txt)"
+    expect_error "unknown board" "unknown board 'rpi9'" probe --board rpi9
+    expect_error "unknown board in filter" "unknown board 'pi4'" filter in.pgm o.png --chain blur --backend gles-compute --board pi4
+    # The GPU backend runs and explains its passes; one that cannot run under the board warns
+    # once and the cpu backend writes the output.
+    expect_ok "gles explain" filter in.pgm e.png --chain "blur sigma=2 ! edges" --backend gles-compute --explain
+    grep -q "^backend: gles-compute" out.txt && grep -q "gaussian_direct.comp AXIS=0 -> R32F" out.txt &&
+        grep -q "hysteresis.comp" out.txt && pass "gles explain lists the passes" || fail "gles explain: $(cat out.txt)"
+    "$striate" filter in.pgm f.png --chain edges --backend gles-compute --board rpi3 >out.txt 2>err.txt
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "board 'rpi3' has none; using the cpu backend" err.txt &&
+        [ -s f.png ]; then pass "fallback warns once and writes the output"; else fail "fallback: exit $rc $(cat err.txt)"; fi
 fi
 
 # The benchmark program, when this build has it (OpenCV installed): one quick run of every row.

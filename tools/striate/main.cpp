@@ -13,6 +13,8 @@
 #include "board/backend_choice.h"
 #ifdef STRIATE_HAVE_PROBE
 #include "board/probe.h"
+#include "board/profile.h"
+#include "gles/compute_backend.h"
 #endif
 #include "core/backend.h"
 #include "core/chain.h"
@@ -50,11 +52,14 @@ result as 8-bit grey to OUT (.png or .pgm).
 options:
   --chain TEXT      the stages, separated by '!', e.g.
                     "blur sigma=2 ! gabor sigma=4 wavelength=10 orientation=30"
-  --backend NAME    auto (default), cpu or reference
+  --backend NAME    auto (default), cpu, reference or gles-compute; a GPU backend that cannot
+                    run warns once on stderr and the cpu backend runs instead
+  --board NAME      board profile capping the GPU backends: auto (default: STRIATE_BOARD, else
+                    the device-tree model, else host), rpi0..rpi3, rpi4, rpi5, tight or host
   --raw FILE.npy    also write the float32 result in the unit of ALGORITHMS.md 0
                     (H x W, or H x W x 2 for gabor output=complex)
   --threads N       cpu backend threads (default: one per hardware thread)
-  --explain         print the parsed chain and the kernels that run it
+  --explain         print the parsed chain and the kernels or GPU passes that run it
   -h, --help        this text
 
 stages and parameters (names and values as the GStreamer element properties):
@@ -79,7 +84,7 @@ int usageError(const std::string& message) {
 }
 
 struct FilterArgs {
-    std::string in, out, chain, raw;
+    std::string in, out, chain, raw, board;
     BackendKind backend = BackendKind::Auto;
     int threads = 0;
     bool explain = false;
@@ -110,6 +115,8 @@ int runFilter(int argc, char** argv) {
             auto kind = fromNick(kBackendKinds, v);
             if (!kind) return usageError("unknown backend '" + v + "' (expected auto, cpu, reference, gles-compute or gles-fragment)");
             a.backend = *kind;
+        } else if (arg == "--board") {
+            if (!value(&a.board)) return usageError("--board needs a value");
         } else if (arg == "--threads") {
             if (!value(&v)) return usageError("--threads needs a value");
             char* end = nullptr;
@@ -135,9 +142,11 @@ int runFilter(int argc, char** argv) {
     if (Status s = io::readLuma(a.in, &luma); !s) return usageError(s.message());
 
     std::unique_ptr<Backend> backend;
-    if (Status s = createBackend(a.backend, BackendOptions{a.threads}, &backend); !s) return usageError(s.message());
     const FrameFormat format{luma.width(), luma.height()};
-    if (Status s = backend->configure(chain, format); !s) return usageError(s.message());
+    std::string fallback;
+    if (Status s = startBackend(a.backend, BackendOptions{a.threads, a.board}, chain, format, &backend, &fallback); !s)
+        return usageError(s.message());
+    if (!fallback.empty()) std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", fallback.c_str());
     if (a.explain) {
         std::printf("chain: %s\nbackend: %s\n", formatChain(chain).c_str(), backend->name());
         if (auto* cpuBackend = dynamic_cast<cpu::CpuBackend*>(backend.get())) {
@@ -146,6 +155,14 @@ int runFilter(int argc, char** argv) {
             for (std::size_t i = 0; i < kernels.size(); ++i)
                 std::printf("  stage %zu %s: %s\n", i + 1, stageName(chain.stages[i]), kernels[i].c_str());
         }
+#ifdef STRIATE_HAVE_PROBE
+        if (auto* gpu = dynamic_cast<gles::ComputeBackend*>(backend.get())) {
+            std::printf("gles: %d.%d context on the %s display, %zu passes per frame\n", gpu->context().major,
+                        gpu->context().minor, gpu->context().platform.c_str(), gpu->passes().size());
+            for (const gles::PassInfo& p : gpu->passes())
+                std::printf("  %s -> %s, %s\n", p.name.c_str(), p.format.c_str(), p.grid.c_str());
+        }
+#endif
     }
     ChainOutput result;
     if (Status s = backend->process(luma.view(), &result); !s) {
@@ -164,16 +181,20 @@ int runFilter(int argc, char** argv) {
     return 0;
 }
 
-const char* kProbeHelp = R"(usage: striate probe [--json]
+const char* kProbeHelp = R"(usage: striate probe [--json] [--board NAME]
 
 Makes a headless OpenGL ES context (EGL: Mesa surfaceless, a GBM render node, or the EGL device
 platform; GLES 3.1, 3.0 or 2.0) and prints what it offers: version, renderer, maximum texture size,
 compute limits, the float formats that really complete a framebuffer, shader precision; and the
 board's device-tree model and the CPU's SIMD path. A machine without a GPU context says why.
+Then the board profile (--board, else STRIATE_BOARD, else the device-tree model, else host) applied
+to what was probed, and the backend `auto` picks. A profile that needs what this machine lacks is
+an error naming the capability (exit status 2).
 )";
 
 int runProbe(int argc, char** argv) {
     bool json = false;
+    std::string board;
     for (int i = 0; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "-h" || arg == "--help") {
@@ -181,11 +202,30 @@ int runProbe(int argc, char** argv) {
             return 0;
         }
         if (arg == "--json") json = true;
+        else if (arg == "--board" && i + 1 < argc) board = argv[++i];
+        else if (arg == "--board") return usageError("--board needs a value");
         else return usageError("unknown option '" + arg + "' (see striate probe --help)");
     }
 #ifdef STRIATE_HAVE_PROBE
     const Probe p = probeMachine();
-    std::fputs(json ? (formatProbeJson(p) + "\n").c_str() : formatProbe(p).c_str(), stdout);
+    BoardLimits limits;
+    const Status boardStatus = p.gpu ? resolveBoard(board, p, &limits) : Status{};
+    BackendKind kind = BackendKind::Cpu;
+    std::string reason;
+    Status autoStatus = boardStatus ? autoBackend(BackendOptions{0, board}, &kind, &reason) : boardStatus;
+    if (json) {
+        std::string out = "{\"probe\": " + formatProbeJson(p);
+        if (p.gpu && boardStatus) out += ", \"board\": " + formatBoardLimitsJson(limits);
+        if (autoStatus)
+            out += std::string(", \"auto\": ") + jsonString(nickOf(kBackendKinds, kind)) + ", \"auto_reason\": " +
+                   jsonString(reason);
+        std::printf("%s}\n", out.c_str());
+    } else {
+        std::fputs(formatProbe(p).c_str(), stdout);
+        if (p.gpu && boardStatus) std::fputs(formatBoardLimits(limits).c_str(), stdout);
+        if (autoStatus) std::printf("auto backend: %s (%s)\n", nickOf(kBackendKinds, kind), reason.c_str());
+    }
+    if (!boardStatus) return usageError(boardStatus.message());
     return 0;
 #else
     (void)json;

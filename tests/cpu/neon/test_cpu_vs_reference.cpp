@@ -10,38 +10,12 @@
 #include "core/chain.h"
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/reference/reference.h"
+#include "tests/support/inputs.h"
 
 namespace striate {
 namespace {
 
-struct Size {
-    int w, h;
-};
-
-Image<std::uint8_t> noise(Size s, unsigned seed) {
-    Image<std::uint8_t> img(s.w, s.h);
-    std::mt19937 rng(seed);
-    for (int y = 0; y < s.h; ++y)
-        for (int x = 0; x < s.w; ++x) img.at(x, y) = static_cast<std::uint8_t>(rng() & 255);
-    return img;
-}
-
-/// A synthetic scene (the edge conformance input): an anti-aliased disk, a rectangle, a thin
-/// diagonal line, on a mid-grey background.
-Image<std::uint8_t> scene(Size s) {
-    Image<std::uint8_t> img(s.w, s.h);
-    const double cx = s.w * 0.35, cy = s.h * 0.45, r = std::min(s.w, s.h) * 0.25;
-    for (int y = 0; y < s.h; ++y)
-        for (int x = 0; x < s.w; ++x) {
-            double v = 0.35;
-            const double d = std::hypot(x - cx, y - cy) - r;
-            v += 0.45 * std::clamp(0.5 - d, 0.0, 1.0);
-            if (x > s.w * 0.6 && x < s.w * 0.9 && y > s.h * 0.2 && y < s.h * 0.7) v = 0.1;
-            if (std::abs((x - s.w * 0.1) - (y - s.h * 0.6)) < 0.8) v = 0.95;
-            img.at(x, y) = static_cast<std::uint8_t>(std::lround(v * 255));
-        }
-    return img;
-}
+using test::Size;
 
 struct Case {
     std::string chain;
@@ -49,10 +23,7 @@ struct Case {
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
-    std::string n = info.param.chain + "_" + std::to_string(info.param.size.w) + "x" + std::to_string(info.param.size.h);
-    for (char& c : n)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    return n + "_" + std::to_string(info.index);
+    return test::caseLabel(info.param.chain, info.param.size) + "_" + std::to_string(info.index);
 }
 
 class CpuVsReference : public ::testing::TestWithParam<Case> {};
@@ -61,8 +32,7 @@ TEST_P(CpuVsReference, WithinBudget) {
     const Case& c = GetParam();
     Chain chain;
     ASSERT_TRUE(parseChain(c.chain, &chain)) << c.chain;
-    const bool edges = std::holds_alternative<EdgeSpec>(chain.stages.back());
-    const Image<std::uint8_t> in = edges ? scene(c.size) : noise(c.size, 11u * c.size.w + c.size.h);
+    const Image<std::uint8_t> in = test::inputFor(chain, c.size);
     const FrameFormat fmt{c.size.w, c.size.h};
 
     reference::ReferenceBackend ref;
@@ -75,20 +45,12 @@ TEST_P(CpuVsReference, WithinBudget) {
     ASSERT_TRUE(fast.process(in.view(), &b));
     ASSERT_TRUE(fast.process(in.view(), &b));
 
-    double worst = 0;
-    int differ = 0;
-    for (int y = 0; y < fmt.height; ++y)
-        for (int x = 0; x < fmt.width; ++x) {
-            double d = std::abs(double(a.real.at(x, y)) - double(b.real.at(x, y)));
-            if (b.complex) d = std::max(d, double(std::abs(a.complexPlane.at(x, y) - b.complexPlane.at(x, y))));
-            worst = std::max(worst, d);
-            differ += d != 0;
-        }
-    if (edges && std::get<EdgeSpec>(chain.stages.back()).output != EdgeOutput::Strength) {
+    const test::Difference d = test::compare(a, b);
+    if (test::wantsIdentical(chain)) {
         // ALGORITHMS.md 8: identical on synthetic scenes.
-        EXPECT_EQ(differ, 0) << c.chain << ": " << differ << " pixels differ";
+        EXPECT_EQ(d.differ, 0) << c.chain << ": " << d.differ << " pixels differ";
     } else {
-        EXPECT_LE(worst, 1e-5) << c.chain;
+        EXPECT_LE(d.worst, 1e-5) << c.chain;
     }
 }
 

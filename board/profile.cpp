@@ -1,0 +1,199 @@
+#include "board/profile.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <utility>
+
+namespace striate {
+namespace {
+
+// VideoCore IV (Pi 0..3) through Mesa's vc4 driver: GLES 2.0 only, no float render targets
+// (RGBA8 and RGB565 only), textures up to 2048 (vc4_screen.c: MAX_TEXTURE_2D_SIZE). vc4 has no hard
+// instruction limit but no register spilling either; the budget is the tight profile's doubled, a
+// provisional cap until it is measured on a board (docs/boards.md).
+constexpr BoardProfile kVc4{
+    .glesMajor = 2,
+    .glesMinor = 0,
+    .compute = false,
+    .floatTargets = false,
+    .maxTextureSize = 2048,
+    .budget = {.alu = 128, .textureFetches = 64, .dependentDepth = 4, .uniformVectors = 64},
+    .unrollLimit = 64,
+};
+
+// V3D 4.2 (Pi 4) through Mesa's v3d driver: GLES 3.1 with compute, 256 invocations and 32 KiB
+// shared memory per workgroup (v3d_screen.c), float targets R16F..RGBA32F, textures up to 4096.
+// Fragment shaders have no practical instruction limit; loops unroll up to 16 iterations
+// (DESIGN.md).
+constexpr BoardProfile kV3d{
+    .glesMajor = 3,
+    .glesMinor = 1,
+    .compute = true,
+    .computeInvocations = 256,
+    .computeSharedBytes = 32768,
+    .floatTargets = true,
+    .maxTextureSize = 4096,
+    .budget = {.alu = 4096, .textureFetches = 256, .dependentDepth = 8, .uniformVectors = 256},
+    .unrollLimit = 16,
+};
+
+BoardProfile named(BoardProfile p, const char* name, const char* description) {
+    p.name = name;
+    p.description = description;
+    return p;
+}
+
+const BoardProfile kProfiles[] = {
+    named(kVc4, "rpi0", "Raspberry Pi Zero, VideoCore IV (vc4)"),
+    named(kVc4, "rpi1", "Raspberry Pi 1, VideoCore IV (vc4)"),
+    named(kVc4, "rpi2", "Raspberry Pi 2, VideoCore IV (vc4)"),
+    named(kVc4, "rpi3", "Raspberry Pi 3, VideoCore IV (vc4)"),
+    named(kV3d, "rpi4", "Raspberry Pi 4, V3D 4.2 (v3d)"),
+    // V3D 7.1 (Pi 5): as V3D 4.2 for what Striate uses; its 7680 limit is for framebuffers, textures
+    // stay at 4096 (DESIGN.md).
+    named(kV3d, "rpi5", "Raspberry Pi 5, V3D 7.1 (v3d)"),
+    // The ARB_fragment_program minimums of seed 004: 64 ALU instructions, 32 texture fetches,
+    // 4 levels of dependent reads; GLES 2.0 without float targets.
+    BoardProfile{.name = "tight",
+                 .description = "the smallest fragment hardware (seed 004 limits), for testing the planner",
+                 .glesMajor = 2,
+                 .glesMinor = 0,
+                 .compute = false,
+                 .floatTargets = false,
+                 .maxTextureSize = 2048,
+                 .budget = {.alu = 64, .textureFetches = 32, .dependentDepth = 4, .uniformVectors = 32},
+                 .unrollLimit = 32},
+    // Everything as probed; the fragment budget of a desktop-class GPU.
+    BoardProfile{.name = "host",
+                 .description = "this machine as probed",
+                 .budget = {.alu = 4096, .textureFetches = 256, .dependentDepth = 8, .uniformVectors = 256},
+                 .unrollLimit = 64},
+};
+
+std::string version(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
+
+/// min over limits where 0 means "unbounded" on the profile side.
+int cap(int probed, int profile) { return profile > 0 ? std::min(probed, profile) : probed; }
+
+} // namespace
+
+const BoardProfile* boardProfiles(std::size_t* count) {
+    *count = std::size(kProfiles);
+    return kProfiles;
+}
+
+const BoardProfile* findBoardProfile(std::string_view name) {
+    for (const auto& p : kProfiles)
+        if (name == p.name) return &p;
+    return nullptr;
+}
+
+Status chooseBoardProfile(std::string_view requested, const Probe& probe, const BoardProfile** profile,
+                          std::string* chosenBy) {
+    std::string name(requested);
+    *chosenBy = "--board";
+    if (name.empty() || name == "auto") {
+        const char* env = std::getenv("STRIATE_BOARD");
+        if (env && *env && std::string_view(env) != "auto") {
+            name = env;
+            *chosenBy = "STRIATE_BOARD";
+        } else {
+            name = "host";
+            *chosenBy = "default (no Raspberry Pi model in /proc/device-tree/model)";
+            // Device-tree models: "Raspberry Pi 4 Model B Rev 1.4", "Raspberry Pi Zero 2 W Rev 1.0",
+            // "Raspberry Pi Model B Rev 2" (a Pi 1), "Raspberry Pi Compute Module 4 Rev 1.0".
+            static constexpr std::pair<const char*, const char*> kModels[] = {
+                {"Raspberry Pi Zero", "rpi0"}, {"Raspberry Pi Model", "rpi1"}, {"Raspberry Pi 2", "rpi2"},
+                {"Raspberry Pi 3", "rpi3"}, {"Raspberry Pi Compute Module 3", "rpi3"}, {"Raspberry Pi 4", "rpi4"},
+                {"Raspberry Pi 400", "rpi4"}, {"Raspberry Pi Compute Module 4", "rpi4"}, {"Raspberry Pi 5", "rpi5"},
+                {"Raspberry Pi Compute Module 5", "rpi5"}};
+            for (const auto& [prefix, board] : kModels)
+                if (probe.model.rfind(prefix, 0) == 0) {
+                    name = board;
+                    *chosenBy = "device-tree model '" + probe.model + "'";
+                }
+        }
+    }
+    *profile = findBoardProfile(name);
+    if (!*profile) {
+        std::string known;
+        std::size_t n = 0;
+        for (const BoardProfile* p = boardProfiles(&n); n > 0; ++p, --n) known += std::string(known.empty() ? "" : ", ") + p->name;
+        return Status::error("unknown board '" + name + "' (expected auto, " + known + ")");
+    }
+    return {};
+}
+
+Status applyBoardProfile(const BoardProfile& profile, const Probe& probe, BoardLimits* limits) {
+    const std::string board = std::string("board '") + profile.name + "' ";
+    if (!probe.gpu) return Status::error(board + "needs an OpenGL ES context: " + probe.gpuError);
+    const bool isHost = profile.glesMajor == 0;
+    if (!isHost && (probe.glesMajor < profile.glesMajor ||
+                    (probe.glesMajor == profile.glesMajor && probe.glesMinor < profile.glesMinor)))
+        return Status::error(board + "needs GLES " + version(profile.glesMajor, profile.glesMinor) +
+                             "; this machine offers GLES " + version(probe.glesMajor, probe.glesMinor));
+    if (profile.compute && !probe.compute)
+        return Status::error(board + "needs GLES 3.1 compute shaders; this machine's GLES " +
+                             version(probe.glesMajor, probe.glesMinor) + " has none");
+    const bool probedFloat = std::find(probe.floatRenderable.begin(), probe.floatRenderable.end(), "R32F") !=
+                             probe.floatRenderable.end();
+    if (profile.floatTargets && !probedFloat)
+        return Status::error(board + "needs float render targets (R32F); this machine's GPU cannot render to them");
+    BoardLimits l;
+    l.profile = profile.name;
+    if (isHost) {
+        l.glesMajor = probe.glesMajor;
+        l.glesMinor = probe.glesMinor;
+        l.compute = probe.compute;
+        l.floatTargets = probedFloat;
+    } else {
+        l.glesMajor = profile.glesMajor;
+        l.glesMinor = profile.glesMinor;
+        l.compute = profile.compute;
+        l.floatTargets = profile.floatTargets;
+    }
+    l.computeInvocations = l.compute ? cap(probe.maxComputeInvocations, profile.computeInvocations) : 0;
+    l.computeSharedBytes = l.compute ? cap(probe.maxComputeSharedMemory, profile.computeSharedBytes) : 0;
+    l.maxTextureSize = cap(probe.maxTextureSize, profile.maxTextureSize);
+    l.budget = profile.budget;
+    l.unrollLimit = profile.unrollLimit;
+    *limits = l;
+    return {};
+}
+
+Status resolveBoard(std::string_view requested, const Probe& probe, BoardLimits* limits) {
+    const BoardProfile* profile = nullptr;
+    std::string chosenBy;
+    if (Status s = chooseBoardProfile(requested, probe, &profile, &chosenBy); !s) return s;
+    if (Status s = applyBoardProfile(*profile, probe, limits); !s) return s;
+    limits->chosenBy = chosenBy;
+    return {};
+}
+
+std::string formatBoardLimits(const BoardLimits& l) {
+    std::ostringstream s;
+    s << "board: " << l.profile << " (chosen by " << l.chosenBy << ")\n"
+      << "  gles " << version(l.glesMajor, l.glesMinor) << ", compute: ";
+    if (l.compute) s << "yes, " << l.computeInvocations << " invocations, " << l.computeSharedBytes / 1024 << " KiB shared";
+    else s << "no";
+    s << "\n  float render targets: " << (l.floatTargets ? "yes" : "no (packed RGBA8 intermediates)")
+      << "\n  max texture size: " << l.maxTextureSize << "\n  fragment budget: " << l.budget.alu << " ALU, "
+      << l.budget.textureFetches << " texture fetches, " << l.budget.dependentDepth << " dependent-read levels, "
+      << l.budget.uniformVectors << " uniform vectors; loops unroll to " << l.unrollLimit << "\n";
+    return s.str();
+}
+
+std::string formatBoardLimitsJson(const BoardLimits& l) {
+    std::ostringstream s;
+    s << "{\"profile\": " << jsonString(l.profile) << ", \"chosen_by\": " << jsonString(l.chosenBy)
+      << ", \"gles\": " << jsonString(version(l.glesMajor, l.glesMinor)) << ", \"compute\": " << (l.compute ? "true" : "false")
+      << ", \"compute_invocations\": " << l.computeInvocations << ", \"compute_shared_bytes\": " << l.computeSharedBytes
+      << ", \"float_targets\": " << (l.floatTargets ? "true" : "false") << ", \"max_texture_size\": " << l.maxTextureSize
+      << ", \"budget\": {\"alu\": " << l.budget.alu << ", \"texture_fetches\": " << l.budget.textureFetches
+      << ", \"dependent_depth\": " << l.budget.dependentDepth << ", \"uniform_vectors\": " << l.budget.uniformVectors
+      << "}, \"unroll_limit\": " << l.unrollLimit << "}";
+    return s.str();
+}
+
+} // namespace striate

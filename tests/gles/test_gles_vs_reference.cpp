@@ -1,0 +1,148 @@
+// The GLES backends against the reference, within ALGORITHMS.md section 8, for every stage and
+// method, on every board profile the backend runs under, on Mesa llvmpipe (or whatever GPU this
+// machine has). A GPU backend that falls back to cpu fails the test: the point is the GPU path.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "board/backend_choice.h"
+#include "core/chain.h"
+#include "cpu/reference/reference.h"
+#include "gles/compute_backend.h"
+#include "tests/support/inputs.h"
+
+namespace striate {
+namespace {
+
+using test::Size;
+
+struct Case {
+    BackendKind backend;
+    std::string board;
+    std::string chain;
+    Size size;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << nickOf(kBackendKinds, c.backend) << " board=" << c.board << " \"" << c.chain << "\" " << c.size.w << "x"
+        << c.size.h;
+}
+
+std::string caseName(const ::testing::TestParamInfo<Case>& info) {
+    std::string n = std::string(nickOf(kBackendKinds, info.param.backend)) + "_" + info.param.board + "_" +
+                    test::caseLabel(info.param.chain, info.param.size) + "_" + std::to_string(info.index);
+    for (char& c : n)
+        if (c == '-') c = '_';
+    return n;
+}
+
+/// ALGORITHMS.md 8, "gles float targets": blur 2e-4, gabor 5e-4.
+double budgetOf(const Chain& chain) {
+    for (const Stage& s : chain.stages)
+        if (!std::holds_alternative<BlurSpec>(s)) return 5e-4;
+    return 2e-4;
+}
+
+class GlesVsReference : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GlesVsReference, WithinBudget) {
+    const Case& c = GetParam();
+    Chain chain;
+    ASSERT_TRUE(parseChain(c.chain, &chain)) << c.chain;
+    const Image<std::uint8_t> in = test::inputFor(chain, c.size);
+    const FrameFormat fmt{c.size.w, c.size.h};
+
+    reference::ReferenceBackend ref;
+    ASSERT_TRUE(ref.configure(chain, fmt));
+    std::unique_ptr<Backend> gpu;
+    std::string fallback;
+    const Status s = startBackend(c.backend, BackendOptions{0, c.board}, chain, fmt, &gpu, &fallback);
+    ASSERT_TRUE(s) << s.message();
+    ASSERT_EQ(fallback, "") << "the GPU backend did not run";
+    ASSERT_STREQ(gpu->name(), nickOf(kBackendKinds, c.backend));
+    ChainOutput a, b;
+    ASSERT_TRUE(ref.process(in.view(), &a));
+    // Twice: the second frame reuses the textures and programs of the first.
+    ASSERT_TRUE(gpu->process(in.view(), &b));
+    const Status second = gpu->process(in.view(), &b);
+    ASSERT_TRUE(second) << second.message();
+
+    const auto* gabor = std::get_if<GaborSpec>(&chain.stages.back());
+    if (gabor && gabor->output == GaborOutput::Phase && gabor->orientations == 1) {
+        // A phase is only as defined as its magnitude: the error that counts is the arc,
+        // |angle difference| * |z|, the part of the complex error across z (same budget).
+        Chain magnitude = chain;
+        std::get<GaborSpec>(magnitude.stages.back()).output = GaborOutput::Magnitude;
+        reference::ReferenceBackend refMagnitude;
+        ASSERT_TRUE(refMagnitude.configure(magnitude, fmt));
+        ChainOutput m;
+        ASSERT_TRUE(refMagnitude.process(in.view(), &m));
+        double worst = 0;
+        for (int y = 0; y < fmt.height; ++y)
+            for (int x = 0; x < fmt.width; ++x) {
+                const double delta = std::abs(double(a.real.at(x, y)) - double(b.real.at(x, y)));
+                const double arc = std::min(delta, 2 * M_PI - delta) * m.real.at(x, y);
+                if (!(arc <= worst)) worst = arc;
+            }
+        EXPECT_LE(worst, budgetOf(chain)) << c.chain;
+        return;
+    }
+    const test::Difference d = test::compare(a, b);
+    if (test::wantsIdentical(chain)) {
+        EXPECT_EQ(d.differ, 0) << c.chain << ": " << d.differ << " pixels differ";
+    } else {
+        EXPECT_LE(d.worst, budgetOf(chain)) << c.chain;
+    }
+}
+
+std::vector<std::string> chains() {
+    std::vector<std::string> out;
+    for (const char* m : {"direct", "boxes", "recursive"})
+        for (double s : {0.3, 0.8, 2.0, 5.0, 16.0, 64.0}) {
+            if (std::string(m) == "recursive" && s < 0.5) continue;
+            out.push_back("blur sigma=" + std::to_string(s) + " method=" + m);
+        }
+    for (const char* m : {"direct", "recursive"})
+        for (int theta : {0, 30, 90})
+            for (const char* o : {"magnitude", "real", "imaginary", "phase", "complex"})
+                out.push_back(std::string("gabor sigma=") + (m[0] == 'd' ? "1.5" : "4") + " wavelength=6 orientation=" +
+                              std::to_string(theta) + " output=" + o + " method=" + m);
+    out.push_back("gabor sigma=4 wavelength=8 orientation=30 remove-dc=false method=recursive output=complex");
+    out.push_back("gabor sigma=2 wavelength=5 orientation=60 remove-dc=false method=direct output=complex");
+    out.push_back("gabor sigma=3 wavelength=8 orientations=6");
+    out.push_back("gabor sigma=1 wavelength=4 orientations=4 method=direct");
+    out.push_back("blur sigma=1 ! gabor sigma=4 wavelength=10 orientation=30 output=real");
+    out.push_back("edges");
+    out.push_back("edges sigma=2.5 low-threshold=0.01 high-threshold=0.04 output=overlay");
+    out.push_back("edges sigma=4 method=canny");
+    out.push_back("edges method=gabor sigma=2 wavelength=6 low-threshold=0.02 high-threshold=0.06");
+    out.push_back("edges method=gabor sigma=4 wavelength=10 orientations=4 output=strength");
+    out.push_back("blur sigma=1 ! edges output=strength");
+    return out;
+}
+
+std::vector<Case> cases() {
+    const Size sizes[] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 13}, {33, 7}, {131, 67}};
+    struct Target {
+        BackendKind backend;
+        const char* board;
+    };
+    const Target targets[] = {{BackendKind::GlesCompute, "host"}, {BackendKind::GlesCompute, "rpi4"}};
+    std::vector<Case> out;
+    for (const Target& t : targets) {
+        for (const auto& ch : chains())
+            for (Size s : sizes) out.push_back({t.backend, t.board, ch, s});
+        // The largest size the issue names, for one chain of each stage.
+        for (const char* ch : {"blur sigma=3 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges"})
+            out.push_back({t.backend, t.board, ch, {1280, 720}});
+    }
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStages, GlesVsReference, ::testing::ValuesIn(cases()), caseName);
+
+} // namespace
+} // namespace striate
