@@ -8,6 +8,7 @@
 #include "board/probe.h"
 #include "board/profile.h"
 #include "gles/compute_backend.h"
+#include "gles/fragment_backend.h"
 #endif
 
 namespace striate {
@@ -32,13 +33,24 @@ const Probe& machine() {
 Status startGles(BackendKind kind, const BoardLimits& limits, const Chain& chain, const FrameFormat& format,
                  std::unique_ptr<Backend>* out, bool* inputError) {
     *inputError = false;
-    if (kind == BackendKind::GlesFragment)
-        return Status::error("backend 'gles-fragment' is not built yet (only gles-compute is)");
-    if (!limits.compute)
-        return Status::error("gles-compute needs GLES 3.1 compute shaders; board '" + limits.profile + "' has none");
-    std::unique_ptr<gles::ComputeBackend> b;
-    const gles::GpuLimits gpu{limits.maxTextureSize, limits.computeSharedBytes, limits.computeInvocations};
-    if (Status s = gles::ComputeBackend::create(gpu, &b); !s) return s;
+    std::unique_ptr<Backend> b;
+    if (kind == BackendKind::GlesFragment) {
+        const gles::FragmentLimits fragment{
+            limits.maxTextureSize, limits.floatTargets,
+            gles::ShaderCost{limits.budget.alu, limits.budget.textureFetches, limits.budget.dependentDepth,
+                             limits.budget.uniformVectors},
+            limits.unrollLimit};
+        std::unique_ptr<gles::FragmentBackend> f;
+        if (Status s = gles::FragmentBackend::create(fragment, &f); !s) return s;
+        b = std::move(f);
+    } else {
+        if (!limits.compute)
+            return Status::error("gles-compute needs GLES 3.1 compute shaders; board '" + limits.profile + "' has none");
+        std::unique_ptr<gles::ComputeBackend> c;
+        const gles::GpuLimits gpu{limits.maxTextureSize, limits.computeSharedBytes, limits.computeInvocations};
+        if (Status s = gles::ComputeBackend::create(gpu, &c); !s) return s;
+        b = std::move(c);
+    }
     if (Status s = b->validate(chain, format); !s) {
         *inputError = true;
         return s;
@@ -46,6 +58,13 @@ Status startGles(BackendKind kind, const BoardLimits& limits, const Chain& chain
     if (Status s = b->configure(chain, format); !s) return s;
     *out = std::move(b);
     return {};
+}
+
+/// Software rasterisers run on the CPU that the cpu backend uses better (docs/performance.md).
+bool softwareRenderer(const Probe& p) {
+    for (const char* name : {"llvmpipe", "softpipe", "swrast"})
+        if (p.renderer.find(name) != std::string::npos) return true;
+    return false;
 }
 #endif
 
@@ -61,12 +80,18 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
     }
     BoardLimits limits;
     if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
-    if (limits.compute) {
-        *kind = BackendKind::GlesCompute;
-        *reason = "board '" + limits.profile + "' has GLES 3.1 compute shaders";
-    } else {
+    const std::string board = "board '" + limits.profile + "'";
+    if (softwareRenderer(probe) && limits.chosenBy.rfind("default", 0) == 0) {
         *kind = BackendKind::Cpu;
-        *reason = "board '" + limits.profile + "' has no compute shaders, and the fragment backend is not built yet";
+        *reason = "the GPU is a software renderer (" + probe.renderer +
+                  "), slower than the cpu backend on the same cores; name a board to use it anyway";
+    } else if (limits.compute) {
+        *kind = BackendKind::GlesCompute;
+        *reason = board + " has GLES 3.1 compute shaders";
+    } else {
+        *kind = BackendKind::GlesFragment;
+        *reason = board + " has GLES " + std::to_string(limits.glesMajor) + "." + std::to_string(limits.glesMinor) +
+                  " without compute shaders";
     }
     return {};
 #else

@@ -86,4 +86,67 @@ Status ProgramCache::computeFromSource(const std::string& name, const std::strin
     return {};
 }
 
+namespace {
+
+/// Compiles one shader stage; an error names the program and the stage.
+Status compileStage(GLenum type, const std::string& name, const std::string& text, GLuint* out) {
+    const GLuint shader = glCreateShader(type);
+    const char* src = text.c_str();
+    glShaderSource(shader, 1, &src, nullptr);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        const Status s = failure(name, "compile", shader, false);
+        glDeleteShader(shader);
+        return s;
+    }
+    *out = shader;
+    return {};
+}
+
+const char* kFullScreenVertex100 =
+    "#version 100\n"
+    "attribute vec2 a_position;\n"
+    "void main() { gl_Position = vec4(a_position, 0.0, 1.0); }\n";
+const char* kFullScreenVertex300 =
+    "#version 300 es\n"
+    "in vec2 a_position;\n"
+    "void main() { gl_Position = vec4(a_position, 0.0, 1.0); }\n";
+
+} // namespace
+
+Status ProgramCache::fragment(const std::string& name, const std::string& source, unsigned* program) {
+    const std::string key = "fragment|" + source;
+    if (auto it = programs_.find(key); it != programs_.end()) {
+        *program = it->second;
+        return {};
+    }
+    GLuint vs = 0, fs = 0;
+    const bool es3 = source.rfind("#version 300 es", 0) == 0;
+    if (Status s = compileStage(GL_VERTEX_SHADER, name + " (vertex)", es3 ? kFullScreenVertex300 : kFullScreenVertex100, &vs); !s)
+        return s;
+    if (Status s = compileStage(GL_FRAGMENT_SHADER, name, source, &fs); !s) {
+        glDeleteShader(vs);
+        return s;
+    }
+    const GLuint p = glCreateProgram();
+    glAttachShader(p, vs);
+    glAttachShader(p, fs);
+    glBindAttribLocation(p, 0, "a_position");
+    glLinkProgram(p);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        const Status s = failure(name, "link", p, true);
+        glDeleteProgram(p);
+        return s;
+    }
+    programs_[key] = p;
+    *program = p;
+    return {};
+}
+
 } // namespace striate::gles

@@ -28,6 +28,10 @@ public:
     /// The same from source text (tests, and shaders generated at run time); `name` appears in errors.
     Status computeFromSource(const std::string& name, const std::string& source, const Defines& defines,
                              unsigned* program);
+    /// A full-screen program: a fixed vertex shader (attribute 0: a_position) and a generated
+    /// fragment shader whose first line is its #version (100 for GLES 2.0, 300 es), keyed by
+    /// its source.
+    Status fragment(const std::string& name, const std::string& source, unsigned* program);
     std::size_t size() const { return programs_.size(); }
 
 private:

@@ -39,11 +39,14 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
     return n;
 }
 
-/// ALGORITHMS.md 8, "gles float targets": blur 2e-4, gabor 5e-4.
-double budgetOf(const Chain& chain) {
+/// Boards without float render targets: the fragment backend packs its intermediates.
+bool packedBoard(const std::string& board) { return board == "rpi3" || board == "tight"; }
+
+/// ALGORITHMS.md 8: float targets blur 2e-4, gabor 5e-4; packed 8-bit 1/255 and 2/255.
+double budgetOf(const Chain& chain, bool packed) {
     for (const Stage& s : chain.stages)
-        if (!std::holds_alternative<BlurSpec>(s)) return 5e-4;
-    return 2e-4;
+        if (!std::holds_alternative<BlurSpec>(s)) return packed ? 2.0 / 255 : 5e-4;
+    return packed ? 1.0 / 255 : 2e-4;
 }
 
 class GlesVsReference : public ::testing::TestWithParam<Case> {};
@@ -87,14 +90,17 @@ TEST_P(GlesVsReference, WithinBudget) {
                 const double arc = std::min(delta, 2 * M_PI - delta) * m.real.at(x, y);
                 if (!(arc <= worst)) worst = arc;
             }
-        EXPECT_LE(worst, budgetOf(chain)) << c.chain;
+        EXPECT_LE(worst, budgetOf(chain, packedBoard(c.board))) << c.chain;
         return;
     }
     const test::Difference d = test::compare(a, b);
     if (test::wantsIdentical(chain)) {
-        EXPECT_EQ(d.differ, 0) << c.chain << ": " << d.differ << " pixels differ";
+        // Identical with float targets; packed 8-bit quantises the strengths NMS compares, so
+        // ALGORITHMS.md 8 asks for 99.5% of pixels there.
+        if (packedBoard(c.board)) EXPECT_LE(d.differ, 0.005 * fmt.width * fmt.height) << c.chain << ": " << d.differ << " pixels differ";
+        else EXPECT_EQ(d.differ, 0) << c.chain << ": " << d.differ << " pixels differ";
     } else {
-        EXPECT_LE(d.worst, budgetOf(chain)) << c.chain;
+        EXPECT_LE(d.worst, budgetOf(chain, packedBoard(c.board))) << c.chain;
     }
 }
 
@@ -130,7 +136,9 @@ std::vector<Case> cases() {
         BackendKind backend;
         const char* board;
     };
-    const Target targets[] = {{BackendKind::GlesCompute, "host"}, {BackendKind::GlesCompute, "rpi4"}};
+    const Target targets[] = {{BackendKind::GlesCompute, "host"},  {BackendKind::GlesCompute, "rpi4"},
+                              {BackendKind::GlesFragment, "host"}, {BackendKind::GlesFragment, "rpi4"},
+                              {BackendKind::GlesFragment, "rpi3"}, {BackendKind::GlesFragment, "tight"}};
     std::vector<Case> out;
     for (const Target& t : targets) {
         for (const auto& ch : chains())

@@ -15,6 +15,7 @@
 #include "board/probe.h"
 #include "board/profile.h"
 #include "gles/compute_backend.h"
+#include "gles/fragment_backend.h"
 #endif
 #include "core/backend.h"
 #include "core/chain.h"
@@ -52,7 +53,7 @@ result as 8-bit grey to OUT (.png or .pgm).
 options:
   --chain TEXT      the stages, separated by '!', e.g.
                     "blur sigma=2 ! gabor sigma=4 wavelength=10 orientation=30"
-  --backend NAME    auto (default), cpu, reference or gles-compute; a GPU backend that cannot
+  --backend NAME    auto (default), cpu, reference, gles-compute or gles-fragment; a GPU backend that cannot
                     run warns once on stderr and the cpu backend runs instead
   --board NAME      board profile capping the GPU backends: auto (default: STRIATE_BOARD, else
                     the device-tree model, else host), rpi0..rpi3, rpi4, rpi5, tight or host
@@ -159,6 +160,13 @@ int runFilter(int argc, char** argv) {
         if (auto* gpu = dynamic_cast<gles::ComputeBackend*>(backend.get())) {
             std::printf("gles: %d.%d context on the %s display, %zu passes per frame\n", gpu->context().major,
                         gpu->context().minor, gpu->context().platform.c_str(), gpu->passes().size());
+            for (const gles::PassInfo& p : gpu->passes())
+                std::printf("  %s -> %s, %s\n", p.name.c_str(), p.format.c_str(), p.grid.c_str());
+        }
+        if (auto* gpu = dynamic_cast<gles::FragmentBackend*>(backend.get())) {
+            std::printf("gles: %d.%d context on the %s display, %s intermediates, %zu passes per frame\n",
+                        gpu->context().major, gpu->context().minor, gpu->context().platform.c_str(),
+                        gpu->packed() ? "packed RGBA8" : "RGBA32F", gpu->passes().size());
             for (const gles::PassInfo& p : gpu->passes())
                 std::printf("  %s -> %s, %s\n", p.name.c_str(), p.format.c_str(), p.grid.c_str());
         }

@@ -1,0 +1,940 @@
+#include "gles/fragment_backend.h"
+
+#include <GLES3/gl3.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <variant>
+
+#include "core/coefficients.h"
+
+namespace striate::gles {
+namespace {
+
+using C = std::complex<double>;
+
+/// Hysteresis iterations (two draws each) between two checks for a fixed point.
+constexpr int kHysteresisBatch = 8;
+/// Packed strengths closer than this many codes count as tied in non-maximum suppression.
+constexpr double kPackedTieCodes = 8;
+
+std::string f(double v) { return glslFloat(v); }
+/// "x3": a generated variable name (appended: GCC 12 warns falsely on literal + to_string, PR 105329).
+std::string named(const char* prefix, int n) {
+    std::string s = prefix;
+    s += std::to_string(n);
+    return s;
+}
+std::string vec2Of(C z) { return "vec2(" + f(z.real()) + ", " + f(z.imag()) + ")"; }
+
+/// GLSL for c * z with a constant complex c and a vec2 expression z, and its ALU cost.
+std::string cmulConst(C c, const std::string& z, bool zComplex, int* alu) {
+    if (c.imag() == 0 || !zComplex) {
+        *alu += 1;
+        if (c.imag() == 0) return f(c.real()) + " * " + z;
+        return vec2Of(c) + " * " + z + ".x";
+    }
+    *alu += 2;
+    return "vec2(" + f(c.real()) + " * " + z + ".x - " + f(c.imag()) + " * " + z + ".y, " + f(c.real()) + " * " + z +
+           ".y + " + f(c.imag()) + " * " + z + ".x)";
+}
+
+/// Pixel offset along an axis as a GLSL vec2.
+std::string along(int axis, double d) { return axis == 0 ? "vec2(" + f(d) + ", 0.0)" : "vec2(0.0, " + f(d) + ")"; }
+/// Texel-centre coordinate `c` (an expression, in pixels) along the axis, the fragment's across it.
+std::string at(int axis, const std::string& c) { return axis == 0 ? "vec2(" + c + ", pos.y)" : "vec2(pos.x, " + c + ")"; }
+const char* axisName(int axis) { return axis == 0 ? "x" : "y"; }
+
+std::string describe(const PlaneFormat& p) {
+    std::string s = p.kind == PlaneKind::Float ? "RGBA32F" : p.kind == PlaneKind::Luma8 ? "L8" : "RGBA8 packed";
+    s += p.complex ? " complex" : " real";
+    if (p.kind == PlaneKind::Packed) s += ", |v| <= " + f(p.bound);
+    return s;
+}
+
+std::string describe(const ShaderCost& c) {
+    return std::to_string(c.alu) + " ALU, " + std::to_string(c.fetches) + " fetches, depth " +
+           std::to_string(c.dependentDepth) + ", " + std::to_string(c.uniforms) + " uniforms";
+}
+
+bool fits(const ShaderCost& c, const ShaderCost& budget) {
+    return c.alu <= budget.alu && c.fetches <= budget.fetches && c.dependentDepth <= budget.dependentDepth &&
+           c.uniforms <= budget.uniforms;
+}
+
+/// Bounds of the six sections of a recursive axis (3 causal, 3 anticausal) per unit input
+/// bound: the L1 norm of the impulse response of the cascade up to and including each section
+/// (ALGORITHMS.md 5: input range times the L1 norm of the pass's impulse response), summed in
+/// double over a window long enough for the response to vanish.
+std::array<double, 6> sectionBounds(const std::array<C, 3>& p, const std::array<C, 3>& a, const std::array<C, 3>& q,
+                                    const std::array<C, 3>& b) {
+    double slowest = 0;
+    for (int k = 0; k < 3; ++k) slowest = std::max({slowest, std::abs(p[k]), std::abs(q[k])});
+    const int L = std::min(200000, static_cast<int>(std::ceil(std::log(1e-12) / std::log(std::max(slowest, 1e-3)))) + 8);
+    std::vector<C> x(2 * L + 1, 0.0);
+    x[L] = 1.0;
+    std::array<double, 6> out{};
+    for (int k = 0; k < 3; ++k) {
+        C s = 0;
+        for (auto& v : x) v = s = a[k] * v + p[k] * s;
+        for (const auto& v : x) out[k] += std::abs(v);
+    }
+    for (int k = 0; k < 3; ++k) {
+        C s = 0;
+        for (auto it = x.rbegin(); it != x.rend(); ++it) *it = s = b[k] * *it + q[k] * s;
+        for (const auto& v : x) out[3 + k] += std::abs(v);
+    }
+    return out;
+}
+
+/// Normalised section gains (docs/algorithms.md, "strips"): a_1 = 1 - p_1, a_2 = 1 - p_2,
+/// a_3 = B / (a_1 a_2), so the first two sections have unit DC gain and the third emits the
+/// filter's output (B s_3 in the unnormalised form).
+std::array<C, 3> sectionGains(const std::array<C, 3>& poles, double B) {
+    const C a1 = 1.0 - poles[0], a2 = 1.0 - poles[1];
+    return {a1, a2, B / (a1 * a2)};
+}
+
+} // namespace
+
+Status FragmentBackend::create(const FragmentLimits& limits, std::unique_ptr<FragmentBackend>* out) {
+    std::unique_ptr<FragmentBackend> b(new FragmentBackend());
+    if (Status s = EglContext::create(&b->ctx_); !s) return s;
+    b->limits_ = limits;
+    b->packed_ = !limits.floatTargets || b->ctx_->info().major < 3;
+    if (Status s = b->ctx_->makeCurrent(); !s) return s;
+    b->cache_ = std::make_unique<ProgramCache>(b->ctx_->info().major, b->ctx_->info().minor);
+    const float triangle[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
+    glGenBuffers(1, &b->vertexBuffer_);
+    glBindBuffer(GL_ARRAY_BUFFER, b->vertexBuffer_);
+    glBufferData(GL_ARRAY_BUFFER, sizeof triangle, triangle, GL_STATIC_DRAW);
+    b->ctx_->release();
+    *out = std::move(b);
+    return {};
+}
+
+FragmentBackend::~FragmentBackend() {
+    if (!ctx_ || !ctx_->makeCurrent()) return;
+    releaseGl();
+    if (vertexBuffer_) glDeleteBuffers(1, &vertexBuffer_);
+    cache_.reset();
+    ctx_->release();
+}
+
+void FragmentBackend::releaseGl() {
+    for (const Plane& p : planes_) {
+        glDeleteFramebuffers(1, &p.fbo);
+        glDeleteTextures(1, &p.texture);
+    }
+    planes_.clear();
+    steps_.clear();
+}
+
+Status FragmentBackend::validate(const Chain& chain, const FrameFormat& format) const {
+    if (Status s = chain.validate(); !s) return s;
+    if (format.width > limits_.maxTextureSize || format.height > limits_.maxTextureSize)
+        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) +
+                             " exceeds the board's maximum texture size " + std::to_string(limits_.maxTextureSize) +
+                             " (gles-fragment does not tile; use backend=cpu)");
+    return validateFrameFormat(format);
+}
+
+Status FragmentBackend::configure(const Chain& chain, const FrameFormat& format) {
+    if (Status s = validate(chain, format); !s) return s;
+    if (Status s = ctx_->makeCurrent(); !s) return s;
+    const Status s = configureCurrent(chain, format);
+    ctx_->release();
+    return s;
+}
+
+void FragmentBackend::fail(const std::string& message) {
+    if (failure_) failure_ = Status::error(message);
+}
+
+PlaneFormat FragmentBackend::planeFormat(bool complex, double bound, bool nonNegative) const {
+    return PlaneFormat{packed_ ? PlaneKind::Packed : PlaneKind::Float, complex, bound, nonNegative};
+}
+
+int FragmentBackend::acquire(int width, int height) {
+    if (width == 0) width = format_.width;
+    if (height == 0) height = format_.height;
+    for (std::size_t i = 0; i < planes_.size(); ++i)
+        if (!planes_[i].busy && planes_[i].width == width && planes_[i].height == height) {
+            planes_[i].busy = true;
+            return static_cast<int>(i);
+        }
+    Plane p;
+    p.width = width;
+    p.height = height;
+    p.busy = true;
+    glGenTextures(1, &p.texture);
+    glBindTexture(GL_TEXTURE_2D, p.texture);
+    if (packed_) glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    else glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+    // Nearest: every fetch is a texel centre. Clamp to edge: replicate borders for free.
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glGenFramebuffers(1, &p.fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, p.texture, 0);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        fail(std::string("gles-fragment: an ") + (packed_ ? "RGBA8" : "RGBA32F") + " render target is incomplete");
+    planes_.push_back(p);
+    return static_cast<int>(planes_.size()) - 1;
+}
+
+void FragmentBackend::release(const Value& v) {
+    if (v.plane >= 0 && v.plane != luma_) planes_[v.plane].busy = false;
+}
+
+unsigned FragmentBackend::program(const FragmentShader& shader) {
+    if (!failure_) return 0;
+    if (!fits(shader.cost, limits_.budget)) {
+        fail("gles-fragment: shader '" + shader.name + "' costs " + describe(shader.cost) +
+             ", over the board's budget of " + describe(limits_.budget));
+        return 0;
+    }
+    unsigned p = 0;
+    if (Status s = cache_->fragment(shader.name, shader.source, &p); !s) {
+        fail(s.message());
+        return 0;
+    }
+    if (std::none_of(shaders_.begin(), shaders_.end(), [&](const FragmentShader& x) { return x.source == shader.source; })) {
+        shaders_.push_back(shader);
+        glUseProgram(p);
+        for (int slot = 0; slot < 4; ++slot) {
+            const std::string name = named("s", slot);
+            if (const GLint loc = glGetUniformLocation(p, name.c_str()); loc >= 0) glUniform1i(loc, slot);
+        }
+    }
+    return p;
+}
+
+FragmentBackend::Value FragmentBackend::full(const FragmentShader& shader, const std::vector<Value>& inputs,
+                                             const PlaneFormat& out, int width, int height) {
+    Draw d;
+    d.program = program(shader);
+    for (const Value& v : inputs) d.inputs.push_back(v.plane);
+    d.target = acquire(width, height);
+    steps_.push_back(Step{{d}, false, -1});
+    passes_.push_back({shader.name, describe(out), "1 draw; " + describe(shader.cost)});
+    return Value{d.target, out};
+}
+
+
+namespace {
+
+/// The direct Gaussian of one axis with R incremental taps (ALGORITHMS.md 2.1), fully unrolled.
+/// `shift`: the input pixel under output pixel x is x + shift along the axis (padding and cropping).
+FragmentShader directShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out,
+                            int shift) {
+    FragmentWriter w(std::string("blur.direct ") + axisName(axis) + " sigma=" + f(sigma) + " R=" + std::to_string(R) +
+                         (shift < 0 ? " (pads)" : shift > 0 ? " (crops)" : ""),
+                     es3);
+    w.input(0, in);
+    const double q = std::exp(-0.5 / (sigma * sigma));
+    w.line("vec3 g = vec3(1.0, " + f(q) + ", " + f(q * q) + ");", 0);
+    w.line("float sum = " + w.fetch(0, shift ? along(axis, shift) : "") + ".x;", 0);
+    w.line("float weight = 1.0;", 0);
+    for (int k = 1; k <= R; ++k) {
+        w.line("g.xy *= g.yz;", 1);
+        const std::string a = w.fetch(0, along(axis, shift - k)), b = w.fetch(0, along(axis, shift + k));
+        w.line("sum += g.x * (" + a + ".x + " + b + ".x);", 2);
+        w.line("weight += 2.0 * g.x;", 1);
+    }
+    return w.finish("vec2(sum / weight, 0.0)", out);
+}
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::directGaussian(double sigma, int axis, const Value& in) {
+    // Positive taps: L1 norm 1, and a non-negative input stays non-negative.
+    const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    const int R = gaussianRadius(sigma);
+    if (fits(directShader(!packed_, sigma, R, axis, in.format, out, 0).cost, limits_.budget))
+        return full(directShader(!packed_, sigma, R, axis, in.format, out, 0), {in}, out);
+    // Too many taps for one shader: the cascade identity G_a G_b = G_sqrt(a^2 + b^2) splits sigma
+    // into n equal passes whose radius fits (ALGORITHMS.md 2.1), reading planes of the output's
+    // format (the costlier decode when packed).
+    int fitting = R - 1;
+    while (fitting >= 1 && !fits(directShader(!packed_, fitting / kGaussianTruncation, fitting, axis, out, out, 0).cost,
+                                 limits_.budget))
+        --fitting;
+    if (fitting < 1) {
+        fail("gles-fragment: not even one Gaussian tap pair fits the board's budget");
+        return in;
+    }
+    int n = static_cast<int>(std::ceil(std::pow(sigma / (fitting / kGaussianTruncation), 2)));
+    while (gaussianRadius(sigma / std::sqrt(n)) > fitting) ++n;
+    const double part = sigma / std::sqrt(n);
+    // The identity holds on the replicate-extended line, not with a clamp at every pass: the
+    // passes run on a copy padded by their total radius (the first pass pads, the last crops),
+    // so the borders match the single-pass reference.
+    const int pad = n * gaussianRadius(part);
+    const int padW = format_.width + (axis == 0 ? 2 * pad : 0), padH = format_.height + (axis == 1 ? 2 * pad : 0);
+    Value v = in;
+    for (int i = 0; i < n && failure_; ++i) {
+        const int shift = i == 0 ? -pad : i == n - 1 ? pad : 0;
+        const FragmentShader shader = directShader(!packed_, part, gaussianRadius(part), axis, v.format, out, shift);
+        const Value next = i == n - 1 ? full(shader, {v}, out) : full(shader, {v}, out, padW, padH);
+        if (i > 0) release(v);
+        v = next;
+    }
+    return v;
+}
+
+namespace {
+
+/// One first-order section over a strip of S samples (docs/algorithms.md, "strips"): the
+/// fragment at offset j in the strip runs the recursion over all S samples from the carried state
+/// and keeps step j (everything unrolled; S + 1 fetches). Causal strips start at u_strip.x and run
+/// forward; anticausal ones run backward from u_strip.x + S - 1. The carried state is the
+/// previous strip's last output (slot 1), or for the first strip the steady state of the first
+/// input (causal) or the border state (anticausal: texel 0 of slot 2).
+FragmentShader sectionShader(bool es3, int axis, int k, bool anticausal, bool first, int S, C pole, C gain, const PlaneFormat& in,
+                             const PlaneFormat& prev, const PlaneFormat& border, const PlaneFormat& out) {
+    FragmentWriter w(std::string("recursive.section ") + axisName(axis) + " " + (anticausal ? "anticausal" : "causal") +
+                     " k=" + std::to_string(k + 1) + (first ? " first" : "") + " S=" + std::to_string(S), es3);
+    w.input(0, in);
+    if (!first) w.input(1, prev);
+    if (first && anticausal) w.input(2, border);
+    w.uniform("u_strip");
+    const std::string a = axis == 0 ? "pos.x" : "pos.y";
+    w.line("float j = floor(" + a + ") - u_strip.x;", 2);
+    const bool complex = in.complex || pole.imag() != 0 || gain.imag() != 0;
+    int alu = 0;
+    if (!first) {
+        w.line("vec2 s = " + w.fetchAt(1, at(axis, anticausal ? "u_strip.x + " + f(S + 0.5) : "u_strip.x - 0.5")) + ";", 0);
+    } else if (anticausal) {
+        w.line("vec2 s = " + w.fetchAt(2, at(axis, "0.5")) + ";", 0);
+    } else {
+        // Steady state for a constant input x0: a x0 / (1 - p).
+        const std::string first0 = w.fetchAt(0, at(axis, "0.5"));
+        w.line("vec2 start = " + first0 + ";", 0);
+        w.line("vec2 s = " + cmulConst(gain / (1.0 - pole), "start", in.complex, &alu) + ";", 0);
+    }
+    w.line("vec2 acc = vec2(0.0);", 0);
+    for (int i = 0; i < S; ++i) {
+        const int t = anticausal ? S - 1 - i : i;
+        const std::string x = w.fetchAt(0, at(axis, "u_strip.x + " + f(t + 0.5)));
+        w.line("vec2 x" + std::to_string(t) + " = " + x + ";", 0);
+        const std::string ax = cmulConst(gain, named("x", t), in.complex, &alu);
+        const std::string ps = cmulConst(pole, "s", complex, &alu);
+        w.line("s = " + ax + " + " + ps + ";", 1);
+        w.line("acc += s * step(abs(j - " + f(t) + "), 0.5);", 3);
+    }
+    w.line("", alu);
+    return w.finish(complex && out.complex ? "acc" : "vec2(acc.x, 0.0)", out);
+}
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::section(const cpu::CascadeFloat& cf, int axis, int k, bool anticausal,
+                                                const Value& in, const Value& border, const PlaneFormat& out) {
+    const int N = axis == 0 ? format_.width : format_.height;
+    const std::array<C, 3> poles = anticausal ? std::array<C, 3>{C(cf.qr[0], cf.qi[0]), C(cf.qr[1], cf.qi[1]), C(cf.qr[2], cf.qi[2])}
+                                              : std::array<C, 3>{C(cf.pr[0], cf.pi[0]), C(cf.pr[1], cf.pi[1]), C(cf.pr[2], cf.pi[2])};
+    const std::array<C, 3> gains = sectionGains(poles, cf.B);
+    auto shaderFor = [&](bool first, int width) {
+        return sectionShader(!packed_, axis, k, anticausal, first, width, poles[k], gains[k], in.format, out, border.format, out);
+    };
+    // The widest strip, up to the unroll limit, whose shaders (first and carried) fit the budget.
+    int S = std::max(1, std::min(limits_.unrollLimit, N));
+    while (S > 1 && !(fits(shaderFor(true, S).cost, limits_.budget) && fits(shaderFor(false, S).cost, limits_.budget))) --S;
+    Step step;
+    const int strips = (N + S - 1) / S;
+    const int target[2] = {acquire(), acquire()};
+    for (int i = 0; i < strips; ++i) {
+        const bool first = i == 0;
+        Draw d;
+        d.program = program(shaderFor(first, S));
+        d.inputs = {in.plane, first ? -1 : target[(i + 1) % 2], first && anticausal ? border.plane : -1};
+        d.target = target[i % 2];
+        const int start = anticausal ? N - (i + 1) * S : i * S;
+        const int lo = std::max(start, 0), hi = std::min(start + S, N);
+        if (axis == 0) d.x = lo, d.y = 0, d.w = hi - lo, d.h = format_.height;
+        else d.x = 0, d.y = lo, d.w = format_.width, d.h = hi - lo;
+        d.strip[0] = static_cast<float>(start);
+        step.draws.push_back(d);
+    }
+    steps_.push_back(step);
+    const FragmentShader carried = shaderFor(strips == 1, S);
+    passes_.push_back({carried.name, describe(out), std::to_string(strips) + " strip draws; " + describe(carried.cost)});
+    // Merge: strip i lies in target i % 2.
+    FragmentWriter m(std::string("recursive.merge ") + axisName(axis) + " S=" + std::to_string(S) +
+                     (anticausal ? " anticausal" : " causal"), !packed_);
+    m.input(0, out);
+    m.input(1, out);
+    const std::string a = axis == 0 ? "pos.x" : "pos.y";
+    const std::string index = anticausal ? "floor((" + f(N - 1) + " - floor(" + a + ")) / " + f(S) + ")"
+                                         : "floor(floor(" + a + ") / " + f(S) + ")";
+    m.line("float strip = " + index + ";", 3);
+    const std::string even = m.fetchRaw(0, ""), odd = m.fetchRaw(1, "");
+    m.line("", 2);
+    const Value merged =
+        full(m.finishRaw("mod(strip, 2.0) < 0.5 ? " + even + " : " + odd), {Value{target[0], out}, Value{target[1], out}}, out);
+    planes_[target[0]].busy = planes_[target[1]].busy = false;
+    return merged;
+}
+
+FragmentBackend::Value FragmentBackend::recursiveAxis(const cpu::CascadeFloat& cf, int axis, const Value& in,
+                                                      bool complexOut) {
+    const std::array<C, 3> p{C(cf.pr[0], cf.pi[0]), C(cf.pr[1], cf.pi[1]), C(cf.pr[2], cf.pi[2])};
+    const std::array<C, 3> q{C(cf.qr[0], cf.qi[0]), C(cf.qr[1], cf.qi[1]), C(cf.qr[2], cf.qi[2])};
+    const std::array<C, 3> a = sectionGains(p, cf.B), b = sectionGains(q, cf.B);
+    const std::array<double, 6> bounds = sectionBounds(p, a, q, b);
+    // A Gaussian (complexOut false: real input, real poles' pair) has exactly real outputs from
+    // its first and third sections; the conjugate pair's first member is complex.
+    auto complexAt = [&](int k) { return complexOut || k == 1; };
+    Value causal[3];
+    Value v = in;
+    for (int k = 0; k < 3; ++k) {
+        causal[k] = section(cf, axis, k, false, v, Value{}, planeFormat(complexAt(k), in.format.bound * bounds[k]));
+        v = causal[k];
+    }
+    // The anticausal start: the numerical border matrix (ALGORITHMS.md 3.3) maps the causal
+    // states after the last sample to each anticausal section's state there; one draw per
+    // section writes it to texel 0 of its own plane.
+    const int N = axis == 0 ? format_.width : format_.height;
+    const std::array<C, 3> A{a[0], a[0] * a[1], a[0] * a[1] * a[2]};
+    const std::array<C, 3> Ab{b[0], b[0] * b[1], b[0] * b[1] * b[2]};
+    Value border[3];
+    for (int j = 0; j < 3; ++j) {
+        border[j] = Value{acquire(), planeFormat(complexAt(j), in.format.bound * bounds[3 + j])};
+        FragmentWriter w(std::string("recursive.border ") + axisName(axis) + " k=" + std::to_string(j + 1), !packed_);
+        for (int k = 0; k < 3; ++k) w.input(k, causal[k].format);
+        w.input(3, in.format);
+        int alu = 0;
+        const std::string last = at(axis, f(N - 0.5));
+        w.line("vec2 xl = " + w.fetchAt(3, last) + ";", 0);
+        std::string t;
+        for (int k = 0; k < 3; ++k) {
+            // d_k = s_k - g_k x_last, with s_k = s'_k / A_k the unnormalised causal state.
+            const std::string sk = named("s", k), dk = named("d", k);
+            w.line("vec2 " + sk + " = " + w.fetchAt(k, last) + ";", 0);
+            w.line("vec2 " + dk + " = " + cmulConst(1.0 / A[k], sk, causal[k].format.complex, &alu) + " - " +
+                       cmulConst(C(cf.gr[k], cf.gi[k]), "xl", in.format.complex, &alu) + ";",
+                   1);
+            t += " + " + cmulConst(C(cf.mr[j][k], cf.mi[j][k]), dk, true, &alu);
+            ++alu;
+        }
+        // The steady anticausal state for the constant causal output B g_3 x_last, plus the
+        // matrix term, then section j's normalisation.
+        const C steady = static_cast<double>(cf.B) * C(cf.gr[2], cf.gi[2]) * C(cf.hr[j], cf.hi[j]);
+        w.line("vec2 t = " + cmulConst(steady, "xl", in.format.complex, &alu) + t + ";", 0);
+        const std::string value = cmulConst(Ab[j], "t", true, &alu);
+        w.line("", alu);
+        const FragmentShader shader = w.finish(value, border[j].format);
+        Draw d;
+        d.program = program(shader);
+        d.inputs = {causal[0].plane, causal[1].plane, causal[2].plane, in.plane};
+        d.target = border[j].plane;
+        if (axis == 0) d.x = 0, d.y = 0, d.w = 1, d.h = format_.height;
+        else d.x = 0, d.y = 0, d.w = format_.width, d.h = 1;
+        steps_.push_back(Step{{d}, false, -1});
+        passes_.push_back({shader.name, describe(border[j].format), "1 draw of one texel per line; " + describe(shader.cost)});
+    }
+    release(causal[0]);
+    release(causal[1]);
+    v = causal[2];
+    for (int k = 0; k < 3; ++k) {
+        const Value next = section(cf, axis, k, true, v, border[k], planeFormat(complexAt(k), in.format.bound * bounds[3 + k]));
+        if (v.plane != in.plane) release(v);
+        release(border[k]);
+        v = next;
+    }
+    return v;
+}
+
+namespace {
+
+/// Taps first..last of one extended box (ALGORITHMS.md 2.2) as a weighted sum, added to an
+/// accumulator (slot 1) unless `first` is 0; `shift` maps output to input pixels (padding).
+FragmentShader boxTapsShader(bool es3, const ExtendedBox& box, int first, int last, int axis, int shift,
+                             const PlaneFormat& in, const PlaneFormat& out) {
+    FragmentWriter w(std::string("blur.boxes ") + axisName(axis) + " r=" + std::to_string(box.r) + " taps " +
+                         std::to_string(first) + ".." + std::to_string(last) +
+                         (shift < 0 ? " (pads)" : shift > 0 ? " (crops)" : ""),
+                     es3);
+    w.input(0, in);
+    std::string sum;
+    // Tap t = -r-1 .. r+1 is index t + r + 1; the outer two weigh alpha.
+    for (int i = first; i <= last; ++i) {
+        const int t = i - box.r - 1;
+        const bool end = t == -box.r - 1 || t == box.r + 1;
+        sum += (sum.empty() ? "" : " + ") + (end ? f(box.alpha) + " * " : std::string()) + w.fetch(0, along(axis, shift + t)) + ".x";
+        w.line("", end ? 2 : 1);
+    }
+    if (first > 0) {
+        w.input(1, out);
+        w.line("float acc = " + w.fetch(1, "") + ".x;", 1);
+        return w.finish("vec2(acc + (" + sum + ") * " + f(1.0 / box.norm) + ", 0.0)", out);
+    }
+    return w.finish("vec2((" + sum + ") * " + f(1.0 / box.norm) + ", 0.0)", out);
+}
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::boxes(const cpu::BlurPlan& plan, int axis, const Value& in) {
+    // The padded-copy definition (docs/algorithms.md): the first box pads the line by
+    // passes (r + 1) replicated samples, the last crops it, so every pass clamps where the
+    // reference's padded line ends. Each box is a direct sum of its 2r + 3 taps, split into
+    // accumulating draws when they exceed the budget (the sum pyramid of ALGORITHMS.md 2.4 is not
+    // built; docs/performance.md).
+    const ExtendedBox& box = plan.box;
+    const int pad = plan.pad, taps = 2 * box.r + 3;
+    const int padW = format_.width + (axis == 0 ? 2 * pad : 0), padH = format_.height + (axis == 1 ? 2 * pad : 0);
+    const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    Value v = in;
+    for (int pass = 0; pass < kBoxPasses && failure_; ++pass) {
+        const int shift = pass == 0 ? -pad : pass == kBoxPasses - 1 ? pad : 0;
+        const bool last = pass == kBoxPasses - 1;
+        Value acc;
+        for (int first = 0; first < taps && failure_;) {
+            int end = taps - 1;
+            while (end > first && !fits(boxTapsShader(!packed_, box, first, end, axis, shift, v.format, out).cost, limits_.budget))
+                --end;
+            const FragmentShader shader = boxTapsShader(!packed_, box, first, end, axis, shift, v.format, out);
+            std::vector<Value> inputs{v};
+            if (first > 0) inputs.push_back(acc);
+            const Value next = last ? full(shader, inputs, out) : full(shader, inputs, out, padW, padH);
+            if (first > 0) release(acc);
+            acc = next;
+            first = end + 1;
+        }
+        if (pass > 0) release(v);
+        v = acc;
+    }
+    return v;
+}
+
+FragmentBackend::Value FragmentBackend::blur(const cpu::BlurPlan& plan, const Value& in) {
+    switch (plan.method) {
+    case BlurMethod::Direct: {
+        const Value h = directGaussian(plan.sigma, 0, in);
+        const Value v = directGaussian(plan.sigma, 1, h);
+        release(h);
+        return v;
+    }
+    case BlurMethod::Boxes: {
+        const Value h = boxes(plan, 0, in);
+        const Value v = boxes(plan, 1, h);
+        release(h);
+        return v;
+    }
+    case BlurMethod::Recursive:
+    case BlurMethod::Auto: {
+        const Value h = recursiveAxis(plan.recursive, 0, in, false);
+        const Value v = recursiveAxis(plan.recursive, 1, h, false);
+        release(h);
+        return v;
+    }
+    }
+    return in;
+}
+
+namespace {
+
+/// Direct Gabor taps k0..k1 of one axis, added to an accumulator (slot 1) unless k0 == 0, in the
+/// cpu backend's order: the pair at -/+k summed first (cpu/neon/lines.cpp).
+FragmentShader gaborTapsShader(bool es3, const cpu::GaborTaps& taps, int k0, int k1, int axis, const PlaneFormat& in,
+                               const PlaneFormat& acc, const PlaneFormat& out) {
+    FragmentWriter w(std::string("gabor.direct ") + axisName(axis) + " taps " + std::to_string(k0) + ".." + std::to_string(k1), es3);
+    w.input(0, in);
+    if (k0 > 0) w.input(1, acc);
+    if (k0 == 0) {
+        w.line("vec2 c = " + w.fetch(0, "") + ";", 0);
+        w.line("vec2 z = " + f(taps.c[0]) + " * c;", 1);
+    } else {
+        w.line("vec2 z = " + w.fetch(1, "") + ";", 0);
+    }
+    for (int k = std::max(k0, 1); k <= k1; ++k) {
+        const std::string a = w.fetch(0, along(axis, -k)), b = w.fetch(0, along(axis, k));
+        w.line("vec2 a" + std::to_string(k) + " = " + a + ", b" + std::to_string(k) + " = " + b + ";", 0);
+        const std::string ak = named("a", k), bk = named("b", k);
+        if (in.complex) {
+            w.line("z.x = z.x + (" + ak + ".x + " + bk + ".x) * " + f(taps.c[k]) + ";", 2);
+            w.line("z.x = z.x - (" + ak + ".y - " + bk + ".y) * " + f(taps.s[k]) + ";", 2);
+            w.line("z.y = z.y + (" + ak + ".y + " + bk + ".y) * " + f(taps.c[k]) + ";", 2);
+            w.line("z.y = z.y + (" + ak + ".x - " + bk + ".x) * " + f(taps.s[k]) + ";", 2);
+        } else {
+            w.line("z.x = z.x + (" + ak + ".x + " + bk + ".x) * " + f(taps.c[k]) + ";", 2);
+            w.line("z.y = z.y + (" + ak + ".x - " + bk + ".x) * " + f(taps.s[k]) + ";", 2);
+        }
+    }
+    return w.finish("z", out);
+}
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::gaborDirectAxis(const cpu::GaborTaps& taps, int axis, const Value& in) {
+    const int R = static_cast<int>(taps.c.size()) - 1;
+    double l1 = std::abs(taps.c[0]);
+    for (int k = 1; k <= R; ++k) l1 += 2 * std::hypot(taps.c[k], taps.s[k]);
+    // |z| <= max |input| x the taps' L1 norm; re and im are each within |z|.
+    const PlaneFormat out = planeFormat(true, in.format.bound * l1);
+    // As many taps per pass as fit; later passes add to the accumulated sum (same bound: every
+    // partial sum is within the L1 norm of all taps).
+    Value acc;
+    int k0 = 0;
+    while (k0 <= R && failure_) {
+        int k1 = R;
+        while (k1 > k0 && !fits(gaborTapsShader(!packed_, taps, k0, k1, axis, in.format, out, out).cost, limits_.budget)) --k1;
+        const FragmentShader shader = gaborTapsShader(!packed_, taps, k0, k1, axis, in.format, out, out);
+        const Value next = k0 == 0 ? full(shader, {in}, out) : full(shader, {in, acc}, out);
+        if (k0 > 0) release(acc);
+        acc = next;
+        k0 = k1 + 1;
+    }
+    return acc;
+}
+
+FragmentBackend::Value FragmentBackend::gabor(const cpu::GaborPlan& plan, const Value& in) {
+    Value gauss;
+    if (plan.removeDc) gauss = blur(plan.dcBlur, in);
+    Value best;  // bank: running maximum (and the winner's sector in the imaginary part)
+    Value result;
+    for (std::size_t k = 0; k < plan.bank.size() && failure_; ++k) {
+        const cpu::GaborOrientationPlan& o = plan.bank[k];
+        Value h, z;
+        if (plan.recursive) {
+            h = recursiveAxis(o.x, 0, in, true);
+            z = recursiveAxis(o.y, 1, h, true);
+        } else {
+            h = gaborDirectAxis(o.tx, 0, in);
+            z = gaborDirectAxis(o.ty, 1, h);
+        }
+        release(h);
+        // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first.
+        FragmentWriter w(std::string("gabor.combine ") + nickOf(kGaborOutputs, static_cast<GaborOutput>(0)) + " k=" +
+                         std::to_string(k), !packed_);
+        w.input(0, z.format);
+        w.line("vec2 z = " + w.fetch(0, "") + ";", 0);
+        double zBound = z.format.bound;
+        if (plan.removeDc) {
+            w.input(1, gauss.format);
+            w.line("z.x -= " + f(o.dcGain) + " * " + w.fetch(1, "") + ".x;", 1);
+            zBound += std::abs(o.dcGain) * gauss.format.bound;
+        }
+        w.line("float m = length(z);", 3);
+        const double mBound = zBound;  // zBound bounds |z|, not only its parts
+        std::vector<Value> inputs{z};
+        if (plan.removeDc) inputs.push_back(gauss);
+        Value out;
+        const bool bank = plan.sink == cpu::GaborSink::MaxMagnitude || plan.sink == cpu::GaborSink::MaxEnergy;
+        if (bank) {
+            // Keep the first of near-equal maxima (kTieTolerance), as every backend does.
+            // (strength, sector) with the sector scaled into the strength's range, so one bound
+            // serves both (edges() decodes it).
+            const PlaneFormat format = planeFormat(true, mBound, true);
+            const std::string sector = f(o.sector * mBound / 3);
+            if (packed_) {
+                // Compare what will be stored: equal strengths quantise alike, so the bank keeps
+                // the first of a tie as the float backends do.
+                const std::string step = f(mBound / 65535);
+                w.line("m = floor(clamp(m / " + step + ", 0.0, 65535.0) + 0.5) * " + step + ";", 4);
+            }
+            if (k == 0) {
+                w.line("vec2 best = vec2(m, " + sector + ");", 0);
+            } else {
+                w.input(2, best.format);
+                w.line("vec2 best = " + w.fetch(2, "") + ";", 0);
+                w.line("if (m > best.x * " + f(1 + kTieTolerance) + ") best = vec2(m, " + sector + ");", 3);
+                inputs.push_back(best);
+            }
+            out = full(w.finish("best", format), inputs, format);
+            if (k > 0) release(best);
+            best = out;
+            result = out;
+        } else {
+            std::string value;
+            PlaneFormat format = planeFormat(false, mBound, true);
+            switch (plan.sink) {
+            case cpu::GaborSink::Real: value = "vec2(z.x, 0.0)"; format = planeFormat(false, zBound); break;
+            case cpu::GaborSink::Imaginary: value = "vec2(z.y, 0.0)"; format = planeFormat(false, zBound); break;
+            case cpu::GaborSink::Phase:
+                value = "vec2(z.x == 0.0 && z.y == 0.0 ? 0.0 : atan(z.y, z.x), 0.0)";
+                format = planeFormat(false, 3.2);
+                w.line("", 4);
+                break;
+            case cpu::GaborSink::Complex:
+                value = "z";
+                format = planeFormat(true, zBound);
+                break;
+            default: value = "vec2(m, 0.0)"; break;
+            }
+            result = full(w.finish(value, format), inputs, format);
+        }
+        release(z);
+    }
+    if (plan.removeDc) release(gauss);
+    return result;
+}
+
+FragmentBackend::Value FragmentBackend::edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Value& in) {
+    // Strength and NMS sector as one complex value (re: strength, im: sector 0..3).
+    Value strength;
+    if (spec.method == EdgeMethod::Canny) {
+        const Value smooth = blur(plan.blur, in);
+        FragmentWriter w("edges.gradient", !packed_);
+        w.input(0, smooth.format);
+        const std::string r = w.fetch(0, along(0, 1)), l = w.fetch(0, along(0, -1));
+        const std::string d = w.fetch(0, along(1, 1)), u = w.fetch(0, along(1, -1));
+        w.line("float gx = (" + r + ".x - " + l + ".x) * 0.5;", 2);
+        w.line("float gy = (" + d + ".x - " + u + ".x) * 0.5;", 2);
+        w.line("float ax = abs(gx), ay = abs(gy);", 2);
+        w.line("float sector = ay <= " + f(kTan22_5) + " * ax ? 0.0 : ay > " + f(kTan67_5) +
+                   " * ax ? 2.0 : ((gx > 0.0) == (gy > 0.0) ? 1.0 : 3.0);",
+               6);
+        w.line("float m = sqrt(gx * gx + gy * gy);", 3);
+        // |gx|, |gy| <= bound / 2, so the magnitude is within bound / sqrt(2); the sector is
+        // scaled into that range.
+        const PlaneFormat format = planeFormat(true, smooth.format.bound / std::sqrt(2.0), true);
+        strength = full(w.finish("vec2(m, sector * " + f(format.bound / 3) + ")", format), {smooth}, format);
+        release(smooth);
+    } else {
+        strength = gabor(plan.gabor, in);
+    }
+    // Suppression and double threshold: the neighbours along the sector are a dependent read.
+    FragmentWriter n("edges.suppress", !packed_);
+    n.input(0, strength.format);
+    n.line("vec2 c = " + n.fetch(0, "") + ";", 0);
+    n.line("float sector = floor(c.y * " + f(3 / strength.format.bound) + " + 0.5);", 2);
+    n.line("vec2 step = sector < 0.5 ? vec2(1.0, 0.0) : sector < 1.5 ? vec2(1.0, 1.0) : sector < 2.5 ? vec2(0.0, 1.0) : vec2(-1.0, 1.0);", 6);
+    const std::string before = n.fetch(0, "-step"), after = n.fetch(0, "step");
+    n.line("float v = c.x, before = " + before + ".x, after = " + after + ".x;", 0);
+    // Ties: within kTieTolerance, as everywhere; packed strengths also within a few codes of
+    // their quantisation, which breaks exact ties apart at random (docs/algorithms.md).
+    const double slack = packed_ ? kPackedTieCodes * strength.format.bound / 65535 : 0.0;
+    n.line("bool isMax = v > before * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v >= after * " +
+               f(1 - kTieTolerance) + " - " + f(slack) + ";",
+           6);
+    n.line("float cls = !isMax ? 0.0 : v >= " + f(spec.highThreshold) + " ? 2.0 : v >= " + f(spec.lowThreshold) +
+               " ? 1.0 : 0.0;",
+           4);
+    FragmentShader suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
+    suppress.cost.dependentDepth = 2;
+    const PlaneFormat classFormat = planeFormat(false, 1, true);
+    Value classes = full(suppress, {strength}, classFormat);
+    // Hysteresis: a weak pixel next to a strong or edge one becomes an edge (3); the two draws
+    // repeat until the classes stop changing (checked on the host once per batch).
+    FragmentWriter hw("edges.hysteresis", !packed_);
+    hw.input(0, classFormat);
+    hw.line("float c = floor(" + hw.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
+    hw.line("float grow = 0.0;", 0);
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+            if (dx || dy)
+                hw.line("grow = max(grow, step(1.5, floor(" + hw.fetchRaw(0, "vec2(" + f(dx) + ", " + f(dy) + ")") +
+                            ".r * 255.0 + 0.5)));",
+                        3);
+    hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
+    const FragmentShader hysteresis = hw.finishRaw("vec4(c / 255.0, 0.0, 0.0, 1.0)");
+    const int other = acquire();
+    Step loop;
+    loop.repeatUntilStable = true;
+    loop.watched = classes.plane;
+    for (int i = 0; i < 2; ++i) {
+        Draw d;
+        d.program = program(hysteresis);
+        d.inputs = {i == 0 ? classes.plane : other};
+        d.target = i == 0 ? other : classes.plane;
+        loop.draws.push_back(d);
+    }
+    steps_.push_back(loop);
+    passes_.push_back({hysteresis.name, "RGBA8 classes", "2 draws, repeated until stable; " + describe(hysteresis.cost)});
+    planes_[other].busy = false;
+    // The stage's output.
+    FragmentWriter o("edges.output", !packed_);
+    o.input(0, classFormat);
+    o.line("float c = floor(" + o.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
+    PlaneFormat format = planeFormat(false, 1, true);
+    std::vector<Value> inputs{classes};
+    std::string value;
+    switch (spec.output) {
+    case EdgeOutput::Edges: value = "vec2(c > 1.5 ? 1.0 : 0.0, 0.0)"; break;
+    case EdgeOutput::Strength:
+        o.input(1, strength.format);
+        value = "vec2(" + o.fetch(1, "") + ".x, 0.0)";
+        format = planeFormat(false, strength.format.bound, true);
+        inputs.push_back(strength);
+        break;
+    case EdgeOutput::Overlay:
+        o.input(1, in.format);
+        value = "vec2(c > 1.5 ? 1.0 : " + o.fetch(1, "") + ".x, 0.0)";
+        format = planeFormat(false, std::max(1.0, in.format.bound), in.format.nonNegative);
+        inputs.push_back(in);
+        break;
+    }
+    o.line("", 2);
+    const Value out = full(o.finish(value, format), inputs, format);
+    release(classes);
+    release(strength);
+    return out;
+}
+
+Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& format) {
+    releaseGl();
+    chain_ = chain;
+    format_ = format;
+    failure_ = {};
+    passes_.clear();
+    shaders_.clear();
+    // The input: with float targets an R32F plane of the reference's unit values float(c / 255),
+    // made on the host (a shader division need not round correctly); else the 8-bit luminance.
+    luma_ = acquire();
+    glBindTexture(GL_TEXTURE_2D, planes_[luma_].texture);
+    if (packed_)
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_LUMINANCE, format.width, format.height, 0, GL_LUMINANCE, GL_UNSIGNED_BYTE, nullptr);
+    else
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, format.width, format.height, 0, GL_RED, GL_FLOAT, nullptr);
+    Value v{luma_, PlaneFormat{packed_ ? PlaneKind::Luma8 : PlaneKind::Float, false, 1, true}};
+    for (std::size_t i = 0; i < chain.stages.size() && failure_; ++i) {
+        const cpu::StagePlan plan = cpu::planStage(chain.stages[i]);
+        Value next;
+        if (std::holds_alternative<BlurSpec>(chain.stages[i])) next = blur(plan.blur, v);
+        else if (std::holds_alternative<GaborSpec>(chain.stages[i])) next = gabor(plan.gabor, v);
+        else next = edges(std::get<EdgeSpec>(chain.stages[i]), plan, v);
+        if (i > 0) release(v);
+        v = next;
+    }
+    result_ = v;
+    complexOutput_ = chain.complexOutput();
+    const int W = format.width, H = format.height;
+    readback8_.resize(static_cast<std::size_t>(4) * W * H);
+    readbackF_.resize(packed_ ? 0 : static_cast<std::size_t>(4) * W * H);
+    real_.reset(W, H);
+    if (complexOutput_) complex_.reset(W, H);
+    if (failure_) {
+        if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+            failure_ = Status::error("gles-fragment configure: GL error 0x" + std::to_string(e));
+    }
+    return failure_;
+}
+
+Status FragmentBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out) {
+    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
+    if (Status s = ctx_->makeCurrent(); !s) return s;
+    const Status s = processCurrent(luma, out);
+    ctx_->release();
+    return s;
+}
+
+Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
+    const int W = format_.width, H = format_.height;
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glBindTexture(GL_TEXTURE_2D, planes_[luma_].texture);
+    if (packed_) {
+        // GLES 2.0 has no unpack row length: strided rows are copied tight first.
+        const std::uint8_t* pixels = luma.data;
+        if (luma.stride != W) {
+            lumaUpload_.resize(static_cast<std::size_t>(W) * H);
+            for (int y = 0; y < H; ++y) std::memcpy(&lumaUpload_[static_cast<std::size_t>(y) * W], luma.row(y), W);
+            pixels = lumaUpload_.data();
+        }
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE, pixels);
+    } else {
+        float unit[256];
+        for (int c = 0; c < 256; ++c) unit[c] = static_cast<float>(c / 255.0);
+        unitUpload_.resize(static_cast<std::size_t>(W) * H);
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) unitUpload_[static_cast<std::size_t>(y) * W + x] = unit[luma.row(y)[x]];
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_FLOAT, unitUpload_.data());
+    }
+
+    glBindBuffer(GL_ARRAY_BUFFER, vertexBuffer_);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    glDisable(GL_BLEND);
+    glDisable(GL_DEPTH_TEST);
+    auto run = [&](const Draw& d) {
+        const Plane& t = planes_[d.target];
+        glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
+        glViewport(0, 0, t.width, t.height);
+        if (d.w > 0) {
+            glEnable(GL_SCISSOR_TEST);
+            glScissor(d.x, d.y, d.w, d.h);
+        } else {
+            glDisable(GL_SCISSOR_TEST);
+        }
+        glUseProgram(d.program);
+        if (const GLint loc = glGetUniformLocation(d.program, "u_strip"); loc >= 0) glUniform4fv(loc, 1, d.strip);
+        for (std::size_t i = 0; i < d.inputs.size(); ++i) {
+            if (d.inputs[i] < 0) continue;
+            const Plane& in = planes_[d.inputs[i]];
+            glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
+            glBindTexture(GL_TEXTURE_2D, in.texture);
+            const std::string texel = "u_texel" + std::to_string(i);
+            glUniform2f(glGetUniformLocation(d.program, texel.c_str()), 1.0f / in.width, 1.0f / in.height);
+        }
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    };
+    auto readClasses = [&](int plane, std::vector<std::uint8_t>* dst) {
+        glBindFramebuffer(GL_FRAMEBUFFER, planes_[plane].fbo);
+        dst->resize(static_cast<std::size_t>(4) * W * H);
+        if (packed_) {
+            glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
+        } else {
+            readbackF_.resize(static_cast<std::size_t>(4) * W * H);
+            glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, readbackF_.data());
+            for (std::size_t i = 0; i < readbackF_.size(); i += 4) (*dst)[i] = static_cast<std::uint8_t>(readbackF_[i] * 255 + 0.5f);
+        }
+    };
+    std::vector<std::uint8_t> before, after;
+    for (const Step& step : steps_) {
+        if (!step.repeatUntilStable) {
+            for (const Draw& d : step.draws) run(d);
+            continue;
+        }
+        // Each pair of draws moves an edge at least one pixel along every unfinished path, so
+        // W * H pairs always reach the fixed point; the host compares once per batch.
+        readClasses(step.watched, &before);
+        for (long pairs = 0; pairs < static_cast<long>(W) * H + kHysteresisBatch; pairs += kHysteresisBatch) {
+            for (int i = 0; i < kHysteresisBatch; ++i)
+                for (const Draw& d : step.draws) run(d);
+            readClasses(step.watched, &after);
+            if (after == before) break;
+            before.swap(after);
+        }
+    }
+    glDisable(GL_SCISSOR_TEST);
+    // The result: decoded on the host exactly as the shaders decode.
+    glBindFramebuffer(GL_FRAMEBUFFER, planes_[result_.plane].fbo);
+    const PlaneFormat& rf = result_.format;
+    if (packed_) glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, readback8_.data());
+    else glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, readbackF_.data());
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const std::size_t i = 4 * (static_cast<std::size_t>(y) * W + x);
+            float re, im = 0;
+            if (packed_) {
+                re = static_cast<float>(decodePacked(readback8_[i], readback8_[i + 1], rf));
+                if (rf.complex) im = static_cast<float>(decodePacked(readback8_[i + 2], readback8_[i + 3], rf));
+            } else {
+                re = readbackF_[i];
+                im = readbackF_[i + 1];
+            }
+            if (complexOutput_) {
+                complex_.at(x, y) = Complex32(re, im);
+                real_.at(x, y) = std::abs(complex_.at(x, y));
+            } else {
+                real_.at(x, y) = re;
+            }
+        }
+    *out = ChainOutput{};
+    out->real = real_.view();
+    if (complexOutput_) {
+        out->complex = true;
+        out->complexPlane = complex_.view();
+    }
+    if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+        return Status::error("gles-fragment: GL error 0x" + std::to_string(e) + " while processing a frame");
+    return {};
+}
+
+} // namespace striate::gles

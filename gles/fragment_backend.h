@@ -1,0 +1,116 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/image.h"
+#include "cpu/neon/plan.h"
+#include "gles/compute_backend.h"
+#include "gles/egl_context.h"
+#include "gles/fragment_shaders.h"
+#include "gles/program_cache.h"
+
+namespace striate::gles {
+
+/// What a board profile lets the fragment backend use.
+struct FragmentLimits {
+    int maxTextureSize = 0;
+    bool floatTargets = false;  ///< RGBA32F render targets (GLES 3.0+); else packed RGBA8
+    ShaderCost budget;          ///< the most one shader may cost
+    int unrollLimit = 0;        ///< strip width cap (iterations a loop unrolls to)
+};
+
+/// The fragment backend (DESIGN.md): every stage as full-screen or strip draws of generated
+/// GLSL ES 1.00 shaders, so it runs on a real GLES 2.0 context. Intermediates are RGBA32F where the
+/// board renders to float, else packed RGBA8 (ALGORITHMS.md 5) with each plane's bound derived
+/// from its pass. Every shader is planned to fit the board's budget (ALU, fetches, uniforms);
+/// configure() refuses a plan with a shader over budget rather than run it.
+class FragmentBackend final : public Backend {
+public:
+    static Status create(const FragmentLimits& limits, std::unique_ptr<FragmentBackend>* out);
+    ~FragmentBackend() override;
+
+    const char* name() const override { return "gles-fragment"; }
+    Status validate(const Chain& chain, const FrameFormat& format) const override;
+    Status configure(const Chain& chain, const FrameFormat& format) override;
+    Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
+
+    /// One line per pass: shader, output format, draws and cost.
+    const std::vector<PassInfo>& passes() const { return passes_; }
+    /// Every distinct shader of the configured plan (the budget test compiles and checks them).
+    const std::vector<FragmentShader>& shaders() const { return shaders_; }
+    const ContextInfo& context() const { return ctx_->info(); }
+    bool packed() const { return packed_; }
+
+private:
+    FragmentBackend() = default;
+    struct Value {
+        int plane = -1;
+        PlaneFormat format;
+    };
+    struct Draw {
+        unsigned program = 0;
+        std::vector<int> inputs;  // planes, by sampler slot
+        int target = -1;
+        int x = 0, y = 0, w = 0, h = 0;  // scissor (strips); w == 0: the whole target
+        float strip[4] = {};             // u_strip, when the shader has it
+    };
+    struct Step {
+        std::vector<Draw> draws;
+        bool repeatUntilStable = false;  // hysteresis: repeat the draws until the watched plane stops changing
+        int watched = -1;
+    };
+    struct Plane {
+        unsigned texture = 0, fbo = 0;
+        int width = 0, height = 0;
+        bool busy = false;
+    };
+
+    Status configureCurrent(const Chain& chain, const FrameFormat& format);
+    Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out);
+    void releaseGl();
+
+    // Planning (configure): planes, programs and the draw list.
+    int acquire(int width = 0, int height = 0);
+    void release(const Value& v);
+    PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
+    unsigned program(const FragmentShader& shader);
+    /// One full-target draw into a new plane (of the frame's size unless given).
+    Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out, int width = 0,
+               int height = 0);
+    Value blur(const cpu::BlurPlan& plan, const Value& in);
+    Value directGaussian(double sigma, int axis, const Value& in);
+    Value boxes(const cpu::BlurPlan& plan, int axis, const Value& in);
+    Value recursiveAxis(const cpu::CascadeFloat& f, int axis, const Value& in, bool complexOut);
+    Value section(const cpu::CascadeFloat& f, int axis, int k, bool anticausal, const Value& in, const Value& border,
+                  const PlaneFormat& out);
+    Value gaborDirectAxis(const cpu::GaborTaps& taps, int axis, const Value& in);
+    Value gabor(const cpu::GaborPlan& plan, const Value& in);
+    Value edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Value& in);
+    void fail(const std::string& message);
+
+    std::unique_ptr<EglContext> ctx_;
+    std::unique_ptr<ProgramCache> cache_;
+    FragmentLimits limits_;
+    bool packed_ = true;
+    Status failure_;
+
+    Chain chain_;
+    FrameFormat format_;
+    std::vector<Plane> planes_;
+    std::vector<Step> steps_;
+    std::vector<PassInfo> passes_;
+    std::vector<FragmentShader> shaders_;
+    unsigned vertexBuffer_ = 0;
+    int luma_ = -1;
+    Value result_, complexResult_;
+    bool complexOutput_ = false;
+    std::vector<std::uint8_t> lumaUpload_, readback8_;
+    std::vector<float> readbackF_, unitUpload_;
+    Image<float> real_;
+    Image<Complex32> complex_;
+};
+
+} // namespace striate::gles

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace striate::gles {
+
+/// Static cost of one generated fragment shader, counted by the generator as it emits the code
+/// (DESIGN.md, Boards and budgets): ALU instructions (one per vector operation, an estimate),
+/// texture fetches, levels of dependent reads (1: coordinates never depend on a fetch), and vec4
+/// uniforms.
+struct ShaderCost {
+    int alu = 0;
+    int fetches = 0;
+    int dependentDepth = 1;
+    int uniforms = 0;
+};
+
+/// How a plane's texels hold its values (ALGORITHMS.md 5 for packed).
+enum class PlaneKind {
+    Luma8,   ///< the 8-bit input: value = texel.r
+    Float,   ///< RGBA32F: real in r, complex in rg
+    Packed,  ///< RGBA8: a 16-bit code per value, hi and lo bytes; real in rg, complex in rgba
+};
+
+struct PlaneFormat {
+    PlaneKind kind = PlaneKind::Float;
+    bool complex = false;
+    double bound = 1;  ///< packed: |value| <= bound, derived per pass (input bound x L1 norm)
+    bool nonNegative = false;  ///< packed: codes span [0, bound] instead of [-bound, bound]
+};
+
+/// A generated GLSL ES 1.00 fragment shader and its cost.
+struct FragmentShader {
+    std::string name;  ///< what it computes, for --explain
+    std::string source;
+    ShaderCost cost;
+};
+
+/// Builds a fragment shader: declares inputs with their decoding, counts every fetch and
+/// operation it emits, and encodes the result for the output plane.
+class FragmentWriter {
+public:
+    /// es3: GLSL ES 3.00 (a highp output, for float render targets; GLSL ES 1.00's gl_FragColor
+    /// is mediump), else GLSL ES 1.00 (any GLES 2.0 context).
+    FragmentWriter(std::string name, bool es3);
+    /// Declares sampler `slot` holding a plane of `format`; fetches decode to vec2 (re, im).
+    void input(int slot, const PlaneFormat& format);
+    /// A uniform vec4 the draw sets (strip origins and flags).
+    void uniform(const std::string& name);
+    /// An expression fetching input `slot` at the pixel offset by `offset` (in pixels, a GLSL
+    /// vec2 expression), decoded; counts one fetch and the decode's ALU.
+    std::string fetch(int slot, const std::string& offset);
+    /// Fetches at an absolute texel coordinate expression (texel units, a GLSL vec2).
+    std::string fetchAt(int slot, const std::string& texel);
+    /// The raw texel of input `slot` at the pixel (no decoding; copying passes).
+    std::string fetchRaw(int slot, const std::string& offset);
+    /// One statement of `alu` operations.
+    void line(const std::string& code, int alu);
+    /// Writes `value` (a vec2 expression: re, im) in the output format; returns the shader.
+    FragmentShader finish(const std::string& value, const PlaneFormat& out);
+    /// Writes a raw vec4 (copies, classes) and returns the shader.
+    FragmentShader finishRaw(const std::string& value);
+    const ShaderCost& cost() const { return cost_; }
+
+private:
+    std::string name_;
+    bool es3_;
+    std::string declarations_, body_;
+    std::vector<PlaneFormat> inputs_;
+    ShaderCost cost_;
+};
+
+/// GLSL literal of a double with float precision.
+std::string glslFloat(double v);
+
+/// The value of a packed code (ALGORITHMS.md 5; [0, bound] for non-negative planes), on the host,
+/// as the shaders decode it.
+double decodePacked(unsigned char hi, unsigned char lo, const PlaneFormat& format);
+
+} // namespace striate::gles
