@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <vector>
 
+#include "board/backend_choice.h"
 #include "core/chain.h"
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/neon/neon.h"
@@ -34,6 +36,8 @@ options:
   --repeat N      timed runs per row, ours and the peer's alternating (default 15)
   --threads N     threads for both sides (default 2)
   --only TEXT     only the rows whose filter contains TEXT (e.g. "canny", "sigma=8")
+  --gles          instead: each GLES backend and board profile against the cpu backend
+                  (640x480 and 1280x720 unless --size), one row per chain
   --json FILE     also write the rows as JSON
   -h, --help      this text
 )";
@@ -72,6 +76,66 @@ struct Row {
     Timing ours, theirs;
 };
 
+/// Prints one row: ours against the peer, with spreads and the ratio.
+void printRow(const Row& r) {
+    char oursSpread[32], peerSpread[32];
+    std::snprintf(oursSpread, sizeof oursSpread, "%.2f..%.2f", r.ours.min, r.ours.max);
+    std::snprintf(peerSpread, sizeof peerSpread, "%.2f..%.2f", r.theirs.min, r.theirs.max);
+    std::printf("%-10s %-44s %-34s %9.2f %17s %9.2f %17s %7.3f\n", r.size.c_str(), r.filter.c_str(), r.peer.c_str(),
+                r.ours.median, oursSpread, r.theirs.median, peerSpread, r.ours.median / r.theirs.median);
+    std::fflush(stdout);
+}
+
+/// Each GLES backend under each board profile against the cpu backend, frame in, result read
+/// back (what an element pays per frame), alternating.
+Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std::uint8_t>& original, int repeat,
+                 int threads, const std::string& only, std::vector<Row>* rows) {
+#ifdef STRIATE_HAVE_PROBE
+    const char* chains[] = {"blur sigma=2", "blur sigma=8 method=recursive", "blur sigma=8 method=boxes",
+                            "gabor sigma=4 wavelength=8 orientation=30", "edges"};
+    const std::pair<BackendKind, const char*> targets[] = {{BackendKind::GlesCompute, "host"},
+                                                           {BackendKind::GlesFragment, "host"},
+                                                           {BackendKind::GlesFragment, "rpi3"},
+                                                           {BackendKind::GlesFragment, "tight"}};
+    for (auto [W, H] : sizes) {
+        const cv::Mat src(original.height(), original.width(), CV_8UC1, const_cast<std::uint8_t*>(original.data()),
+                          original.stride());
+        cv::Mat u8;
+        cv::resize(src, u8, cv::Size(W, H), 0, 0, cv::INTER_CUBIC);
+        const ImageView<const std::uint8_t> view(u8.ptr<std::uint8_t>(), W, H, static_cast<std::ptrdiff_t>(u8.step));
+        const std::string size = std::to_string(W) + "x" + std::to_string(H);
+        for (const char* text : chains) {
+            if (!only.empty() && std::string(text).find(only) == std::string::npos) continue;
+            Chain chain;
+            (void)parseChain(text, &chain);
+            cpu::CpuBackend cpuBackend(threads);
+            if (Status s = cpuBackend.configure(chain, FrameFormat{W, H}); !s) return s;
+            for (auto [kind, board] : targets) {
+                std::unique_ptr<Backend> gpu;
+                std::string fallback;
+                if (Status s = startBackend(kind, BackendOptions{threads, board}, chain, FrameFormat{W, H}, &gpu, &fallback); !s)
+                    return s;
+                const std::string name = std::string(nickOf(kBackendKinds, kind)) + " " + board;
+                if (!fallback.empty()) {
+                    std::printf("%-10s %-44s skipped: %s\n", size.c_str(), (std::string(text) + " on " + name).c_str(),
+                                fallback.c_str());
+                    continue;
+                }
+                ChainOutput out;
+                auto [a, b] = timePair(repeat, [&] { (void)gpu->process(view, &out); },
+                                       [&] { (void)cpuBackend.process(view, &out); });
+                rows->push_back({size, std::string(text) + " on " + name, "cpu backend", a, b});
+                printRow(rows->back());
+            }
+        }
+    }
+    return {};
+#else
+    (void)sizes, (void)original, (void)repeat, (void)threads, (void)only, (void)rows;
+    return Status::error("--gles needs a build with GLES (STRIATE_WITH_GLES=ON)");
+#endif
+}
+
 int usage(const std::string& m) {
     std::fprintf(stderr, "striate-bench: error: %s\n", m.c_str());
     return 2;
@@ -84,6 +148,7 @@ int main(int argc, char** argv) {
     std::string photo = "/usr/lib/python3/dist-packages/skimage/data/motorcycle_left.png";
     std::string json, only;
     int repeat = 15, threads = 2;
+    bool gles = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -108,6 +173,9 @@ int main(int argc, char** argv) {
             only = next();
         } else if (a == "--json") {
             json = next();
+        } else if (a == "--gles") {
+            gles = true;
+            if (sizes.size() == 3) sizes = {{640, 480}, {1280, 720}};
         } else {
             return usage("unknown option '" + a + "' (see striate bench --help)");
         }
@@ -117,10 +185,15 @@ int main(int argc, char** argv) {
     cv::setNumThreads(threads);
     std::printf("striate bench: photo %s, %d threads each, %d runs per row, cpu path %s, OpenCV %s\n",
                 photo.c_str(), threads, repeat, cpu::simdPathName(), CV_VERSION);
-    std::printf("%-10s %-44s %-34s %9s %17s %9s %17s %7s\n", "size", "striate (cpu)", "OpenCV", "ours ms",
-                "ours min..max", "cv ms", "cv min..max", "ratio");
+    std::printf("%-10s %-44s %-34s %9s %17s %9s %17s %7s\n", "size", gles ? "striate (GLES backend, board)" : "striate (cpu)",
+                gles ? "peer" : "OpenCV", "ours ms", "ours min..max", gles ? "peer ms" : "cv ms",
+                gles ? "peer min..max" : "cv min..max", "ratio");
 
     std::vector<Row> rows;
+    if (gles) {
+        if (Status s = benchGles(sizes, original, repeat, threads, only, &rows); !s) return usage(s.message());
+        sizes.clear();
+    }
     for (auto [W, H] : sizes) {
         const cv::Mat src(original.height(), original.width(), CV_8UC1, original.data(), original.stride());
         cv::Mat u8;
@@ -144,13 +217,7 @@ int main(int argc, char** argv) {
         };
         auto add = [&](const std::string& filter, const std::string& peer, Timing a, Timing b) {
             rows.push_back({size, filter, peer, a, b});
-            const Row& r = rows.back();
-            char oursSpread[32], cvSpread[32];
-            std::snprintf(oursSpread, sizeof oursSpread, "%.2f..%.2f", a.min, a.max);
-            std::snprintf(cvSpread, sizeof cvSpread, "%.2f..%.2f", b.min, b.max);
-            std::printf("%-10s %-44s %-34s %9.2f %17s %9.2f %17s %7.3f\n", r.size.c_str(), filter.c_str(),
-                        peer.c_str(), a.median, oursSpread, b.median, cvSpread, a.median / b.median);
-            std::fflush(stdout);
+            printRow(rows.back());
         };
 
         cv::Mat dst, dst2, mag;

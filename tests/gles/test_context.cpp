@@ -1,6 +1,6 @@
 // The EGL context and the probe, on whatever GLES this machine has (Mesa llvmpipe in CI). CTest
-// runs this binary three times: as is, under MESA_GLES_VERSION_OVERRIDE=2.0, and with no EGL
-// vendor at all; STRIATE_EXPECT says which outcome is right.
+// runs this binary four times: as is, under MESA_GLES_VERSION_OVERRIDE=3.0 and 2.0, and with no
+// EGL vendor at all; STRIATE_EXPECT (gles31, es3, es2, none) says which outcome is right.
 #include <GLES3/gl31.h>
 #include <gtest/gtest.h>
 
@@ -34,6 +34,9 @@ TEST(EglContext, CreatesTheContextThisMachineOffers) {
     if (expectation() == "es2") {
         EXPECT_EQ(ctx->info().major, 2);
         EXPECT_NE(version.find("OpenGL ES 2.0"), std::string::npos) << version;
+    } else if (expectation() == "es3") {
+        EXPECT_EQ(ctx->info().major, 3);
+        EXPECT_EQ(ctx->info().minor, 0);
     } else {
         EXPECT_EQ(ctx->info().major, 3);
         EXPECT_EQ(ctx->info().minor, 1);
@@ -70,6 +73,9 @@ TEST(Probe, ReportsWhatTheContextOffers) {
     if (expectation() == "es2") {
         EXPECT_FALSE(p.compute);
         EXPECT_TRUE(p.floatRenderable.empty());  // not probed on ES 2.0 (no sized float formats)
+    } else if (expectation() == "es3") {
+        EXPECT_FALSE(p.compute);
+        EXPECT_NE(std::find(p.floatRenderable.begin(), p.floatRenderable.end(), "RGBA32F"), p.floatRenderable.end());
     } else {
         EXPECT_TRUE(p.compute);
         EXPECT_GE(p.maxComputeInvocations, 128);  // GLES 3.1 minimum

@@ -1,0 +1,217 @@
+// Board profiles, the planner's budgets and the GPU backends' fault paths, on this machine's GLES
+// (Mesa llvmpipe in CI). Runs in every environment test_gles runs in (STRIATE_EXPECT: gles31, es3
+// for MESA_GLES_VERSION_OVERRIDE=3.0, es2, none for no EGL vendor).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "board/backend_choice.h"
+#include "board/probe.h"
+#include "board/profile.h"
+#include "core/chain.h"
+#include "gles/compute_backend.h"
+#include "gles/fragment_backend.h"
+#include "tests/support/inputs.h"
+
+namespace striate {
+namespace {
+
+std::string expectation() {
+    const char* e = std::getenv("STRIATE_EXPECT");
+    return e ? e : "gles31";
+}
+bool hasCompute() { return expectation() == "gles31"; }
+bool hasGles() { return expectation() != "none"; }
+
+Chain chainOf(const std::string& text) {
+    Chain c;
+    EXPECT_TRUE(parseChain(text, &c)) << text;
+    return c;
+}
+
+/// Every stage and method, with sigmas that make the planner split passes on small boards.
+const char* const kEveryStage[] = {
+    "blur sigma=0.3 method=direct",
+    "blur sigma=12 method=direct",
+    "blur sigma=3 method=boxes",
+    "blur sigma=40 method=boxes",
+    "blur sigma=2 method=recursive",
+    "blur sigma=30 method=recursive",
+    "gabor sigma=2 wavelength=6 orientation=30 method=direct output=phase",
+    "gabor sigma=6 wavelength=12 orientation=30 method=direct output=complex",
+    "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=real",
+    "gabor sigma=3 wavelength=8 orientations=6",
+    "edges",
+    "edges sigma=5 output=strength",
+    "edges method=gabor output=overlay",
+};
+
+TEST(BoardProfiles, TableHoldsTheDesignProfiles) {
+    std::size_t n = 0;
+    const BoardProfile* p = boardProfiles(&n);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back(p[i].name);
+    EXPECT_EQ(names, (std::vector<std::string>{"rpi0", "rpi1", "rpi2", "rpi3", "rpi4", "rpi5", "tight", "host"}));
+    EXPECT_FALSE(findBoardProfile("rpi3")->compute);
+    EXPECT_FALSE(findBoardProfile("rpi3")->floatTargets);
+    EXPECT_TRUE(findBoardProfile("rpi4")->compute);
+    EXPECT_EQ(findBoardProfile("tight")->budget.alu, 64);
+    EXPECT_EQ(findBoardProfile("tight")->budget.textureFetches, 32);
+    EXPECT_EQ(findBoardProfile("tight")->budget.dependentDepth, 4);
+}
+
+TEST(BoardProfiles, NeverGrantWhatTheMachineLacks) {
+    Probe es30;
+    es30.gpu = true;
+    es30.glesMajor = 3;
+    es30.maxTextureSize = 8192;
+    BoardLimits limits;
+    Status s = applyBoardProfile(*findBoardProfile("rpi4"), es30, &limits);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("board 'rpi4' needs GLES 3.1; this machine offers GLES 3.0"), std::string::npos) << s.message();
+    Probe es31 = es30;
+    es31.glesMinor = 1;  // a 3.1 context whose driver reports no compute
+    s = applyBoardProfile(*findBoardProfile("rpi5"), es31, &limits);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("needs GLES 3.1 compute shaders"), std::string::npos) << s.message();
+    Probe none;
+    none.gpuError = "no EGL display: tried surfaceless";
+    s = applyBoardProfile(*findBoardProfile("tight"), none, &limits);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("board 'tight' needs an OpenGL ES context: no EGL display"), std::string::npos);
+    // A profile caps: rpi3 on a big GPU still has 2048 textures and no float targets.
+    ASSERT_TRUE(applyBoardProfile(*findBoardProfile("rpi3"), es31, &limits));
+    EXPECT_EQ(limits.maxTextureSize, 2048);
+    EXPECT_FALSE(limits.floatTargets);
+    EXPECT_FALSE(limits.compute);
+}
+
+TEST(BoardProfiles, UnknownBoardIsAnError) {
+    BoardLimits limits;
+    const Status s = resolveBoard("pi4", probeMachine(), &limits);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("unknown board 'pi4' (expected auto, rpi0"), std::string::npos) << s.message();
+}
+
+/// The boards each backend runs under in this environment.
+std::vector<std::string> fragmentBoards() {
+    if (!hasGles()) return {};
+    if (hasCompute()) return {"host", "rpi0", "rpi3", "rpi4", "rpi5", "tight"};
+    return {"host", "rpi0", "rpi3", "tight"};  // rpi4/5 need GLES 3.1 (checked below)
+}
+
+TEST(Budgets, EveryFragmentShaderOfEveryProfileFitsAndCompiles) {
+    if (!hasGles()) GTEST_SKIP() << "no EGL vendor in this run (the fault cases below cover it)";
+    int shaders = 0;
+    for (const std::string& board : fragmentBoards()) {
+        const FragmentBudget& budget = findBoardProfile(board)->budget;
+        for (const char* text : kEveryStage) {
+            std::unique_ptr<Backend> b;
+            std::string fallback;
+            // configure() compiles every program and refuses any shader over the budget.
+            ASSERT_TRUE(startBackend(BackendKind::GlesFragment, BackendOptions{0, board}, chainOf(text), FrameFormat{64, 48},
+                                     &b, &fallback));
+            ASSERT_EQ(fallback, "") << board << ": " << text;
+            const auto* fragment = dynamic_cast<gles::FragmentBackend*>(b.get());
+            ASSERT_NE(fragment, nullptr);
+            // Packed where the board has no float targets, or (host) the context renders none.
+            const bool packed = board == "host" ? expectation() == "es2" : !findBoardProfile(board)->floatTargets;
+            EXPECT_EQ(fragment->packed(), packed) << board;
+            for (const gles::FragmentShader& s : fragment->shaders()) {
+                EXPECT_LE(s.cost.alu, budget.alu) << board << " " << s.name;
+                EXPECT_LE(s.cost.fetches, budget.textureFetches) << board << " " << s.name;
+                EXPECT_LE(s.cost.dependentDepth, budget.dependentDepth) << board << " " << s.name;
+                EXPECT_LE(s.cost.uniforms, budget.uniformVectors) << board << " " << s.name;
+                ++shaders;
+            }
+        }
+    }
+    EXPECT_GT(shaders, 100);
+}
+
+TEST(Budgets, EveryComputeProgramCompiles) {
+    if (!hasCompute()) GTEST_SKIP() << "no GLES 3.1 compute in this run";
+    for (const char* board : {"host", "rpi4", "rpi5"})
+        for (const char* text : kEveryStage) {
+            std::unique_ptr<Backend> b;
+            std::string fallback;
+            ASSERT_TRUE(startBackend(BackendKind::GlesCompute, BackendOptions{0, board}, chainOf(text), FrameFormat{64, 48},
+                                     &b, &fallback));
+            EXPECT_EQ(fallback, "") << board << ": " << text;
+        }
+}
+
+TEST(Budgets, BoardsThatNeedMoreThanTheContextAreErrors) {
+    if (hasCompute() || !hasGles()) GTEST_SKIP() << "this run's context has compute (or no GLES at all)";
+    std::unique_ptr<Backend> b;
+    std::string fallback;
+    const Status s = startBackend(BackendKind::Auto, BackendOptions{0, "rpi4"}, chainOf("blur"), FrameFormat{8, 8}, &b,
+                                  &fallback);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("board 'rpi4' needs GLES 3.1"), std::string::npos) << s.message();
+}
+
+TEST(Auto, PicksFromTheContextAndTheBoard) {
+    BackendKind kind;
+    std::string reason;
+    ASSERT_TRUE(autoBackend(BackendOptions{0, "host"}, &kind, &reason));
+    const BackendKind expected = !hasGles() ? BackendKind::Cpu : hasCompute() ? BackendKind::GlesCompute : BackendKind::GlesFragment;
+    EXPECT_EQ(nickOf(kBackendKinds, kind), std::string(nickOf(kBackendKinds, expected))) << reason;
+    if (hasGles()) {
+        ASSERT_TRUE(autoBackend(BackendOptions{0, "tight"}, &kind, &reason));
+        EXPECT_EQ(kind, BackendKind::GlesFragment) << reason;
+    }
+    // No board named: a software renderer is slower than the cpu backend, so auto keeps to cpu.
+    ASSERT_TRUE(autoBackend(BackendOptions{}, &kind, &reason));
+    if (probeMachine().renderer.find("llvmpipe") != std::string::npos) {
+        EXPECT_EQ(kind, BackendKind::Cpu);
+        EXPECT_NE(reason.find("software renderer"), std::string::npos) << reason;
+    }
+}
+
+TEST(Faults, NoDisplayFallsBackToCpuWithTheCause) {
+    if (hasGles()) GTEST_SKIP() << "this run has an EGL display (the no-display run covers this)";
+    const Chain chain = chainOf("edges");
+    const Image<std::uint8_t> in = test::scene({40, 30});
+    for (BackendKind kind : {BackendKind::GlesCompute, BackendKind::GlesFragment}) {
+        std::unique_ptr<Backend> b;
+        std::string fallback;
+        ASSERT_TRUE(startBackend(kind, BackendOptions{}, chain, FrameFormat{40, 30}, &b, &fallback));
+        EXPECT_STREQ(b->name(), "cpu");
+        EXPECT_NE(fallback.find("no GLES context: no EGL display"), std::string::npos) << fallback;
+        ChainOutput out;
+        EXPECT_TRUE(b->process(in.view(), &out));
+    }
+}
+
+TEST(Faults, AShaderThatDoesNotCompileIsAnErrorNamingIt) {
+    if (!hasCompute()) GTEST_SKIP() << "needs GLES 3.1 compute";
+    // Limits that promise far more workgroup memory than the GPU has: the box shader's line no
+    // longer fits, and the driver refuses it.
+    std::unique_ptr<gles::ComputeBackend> b;
+    ASSERT_TRUE(gles::ComputeBackend::create(gles::GpuLimits{16384, 1 << 24, 1024}, &b));
+    const Status s = b->configure(chainOf("blur sigma=4 method=boxes"), FrameFormat{8000, 4});  // 64 KiB of line
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("box_blur.comp"), std::string::npos) << s.message();
+}
+
+TEST(Faults, AFrameBeyondTheTextureLimitIsAClearError) {
+    if (!hasGles()) GTEST_SKIP() << "no EGL vendor in this run";
+    std::unique_ptr<Backend> b;
+    std::string fallback;
+    Status s = startBackend(BackendKind::GlesFragment, BackendOptions{0, "tight"}, chainOf("blur"), FrameFormat{2049, 8},
+                            &b, &fallback);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("frame 2049x8 exceeds the board's maximum texture size 2048"), std::string::npos)
+        << s.message();
+    if (!hasCompute()) return;
+    s = startBackend(BackendKind::GlesCompute, BackendOptions{0, "rpi4"}, chainOf("edges"), FrameFormat{16, 4097}, &b,
+                     &fallback);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("exceeds the GPU's maximum texture size 4096"), std::string::npos) << s.message();
+}
+
+} // namespace
+} // namespace striate
