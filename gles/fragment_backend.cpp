@@ -18,6 +18,8 @@ using C = std::complex<double>;
 
 /// Hysteresis iterations (two draws each) between two checks for a fixed point.
 constexpr int kHysteresisBatch = 8;
+/// The most passes a direct Gaussian may be cascaded into per axis.
+constexpr int kMaxCascadePasses = 64;
 /// Packed strengths closer than this many codes count as tied in non-maximum suppression.
 constexpr double kPackedTieCodes = 8;
 
@@ -27,19 +29,6 @@ std::string named(const char* prefix, int n) {
     std::string s = prefix;
     s += std::to_string(n);
     return s;
-}
-std::string vec2Of(C z) { return "vec2(" + f(z.real()) + ", " + f(z.imag()) + ")"; }
-
-/// GLSL for c * z with a constant complex c and a vec2 expression z, and its ALU cost.
-std::string cmulConst(C c, const std::string& z, bool zComplex, int* alu) {
-    if (c.imag() == 0 || !zComplex) {
-        *alu += 1;
-        if (c.imag() == 0) return f(c.real()) + " * " + z;
-        return vec2Of(c) + " * " + z + ".x";
-    }
-    *alu += 2;
-    return "vec2(" + f(c.real()) + " * " + z + ".x - " + f(c.imag()) + " * " + z + ".y, " + f(c.real()) + " * " + z +
-           ".y + " + f(c.imag()) + " * " + z + ".x)";
 }
 
 /// Pixel offset along an axis as a GLSL vec2.
@@ -215,15 +204,38 @@ unsigned FragmentBackend::program(const FragmentShader& shader) {
     return p;
 }
 
-FragmentBackend::Value FragmentBackend::full(const FragmentShader& shader, const std::vector<Value>& inputs,
-                                             const PlaneFormat& out, int width, int height) {
+FragmentBackend::Draw FragmentBackend::makeDraw(const FragmentShader& shader, const std::vector<Value>& inputs,
+                                                const Value& target, const Uniforms& uniforms) {
     Draw d;
     d.program = program(shader);
-    for (const Value& v : inputs) d.inputs.push_back(v.plane);
-    d.target = acquire(width, height);
-    steps_.push_back(Step{{d}, false, -1});
+    d.target = target.plane;
+    auto set = [&](const std::string& name, int components, std::vector<float> values) {
+        if (d.program) d.uniforms.push_back({glGetUniformLocation(d.program, name.c_str()), components, std::move(values)});
+    };
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        d.inputs.push_back(inputs[i].plane);
+        if (inputs[i].plane < 0) continue;
+        const Plane& in = planes_[inputs[i].plane];
+        set("u_texel" + std::to_string(i), 2, {1.0f / in.width, 1.0f / in.height});
+        if (inputs[i].format.kind == PlaneKind::Packed) {
+            const auto c = codeUniform(inputs[i].format);
+            set("u_code" + std::to_string(i), 2, {c[0], c[1]});
+        }
+    }
+    if (target.format.kind == PlaneKind::Packed) {
+        const auto o = outUniform(target.format);
+        set("u_out", 2, {o[0], o[1]});
+    }
+    for (const auto& [name, values] : uniforms) set(name, 4, values);
+    return d;
+}
+
+FragmentBackend::Value FragmentBackend::full(const FragmentShader& shader, const std::vector<Value>& inputs,
+                                             const PlaneFormat& out, const Uniforms& uniforms, int width, int height) {
+    const Value target{acquire(width, height), out};
+    steps_.push_back(Step{{makeDraw(shader, inputs, target, uniforms)}, false, -1});
     passes_.push_back({shader.name, describe(out), "1 draw; " + describe(shader.cost)});
-    return Value{d.target, out};
+    return target;
 }
 
 
@@ -271,17 +283,27 @@ FragmentBackend::Value FragmentBackend::directGaussian(double sigma, int axis, c
     }
     int n = static_cast<int>(std::ceil(std::pow(sigma / (fitting / kGaussianTruncation), 2)));
     while (gaussianRadius(sigma / std::sqrt(n)) > fitting) ++n;
+    if (n > kMaxCascadePasses) {
+        // n grows with sigma squared; past this the 16-bit re-quantisation of every pass adds up
+        // beyond the packed budget (8e-3 after 1820 passes) and the frame costs thousands of draws.
+        fail("gles-fragment: blur sigma=" + f(sigma) + " method=direct needs " + std::to_string(n) +
+             " passes per axis within this board's shader budget (at most " + std::to_string(kMaxCascadePasses) +
+             "); use method=recursive or method=boxes");
+        return in;
+    }
     const double part = sigma / std::sqrt(n);
     // The identity holds on the replicate-extended line, not with a clamp at every pass: the
-    // passes run on a copy padded by their total radius (the first pass pads, the last crops),
-    // so the borders match the single-pass reference.
-    const int pad = n * gaussianRadius(part);
+    // passes run on a padded copy (the first pass pads, the last crops), so the borders match the
+    // single-pass reference. The clamp at the copy's ends reaches in by one radius per pass but is
+    // weighted by the cascade's Gaussian tail, which beyond 6 sigma is below 1e-8: the pad is the
+    // smaller of the two.
+    const int pad = std::min(n * gaussianRadius(part), static_cast<int>(std::ceil(6 * sigma)) + gaussianRadius(part));
     const int padW = format_.width + (axis == 0 ? 2 * pad : 0), padH = format_.height + (axis == 1 ? 2 * pad : 0);
     Value v = in;
     for (int i = 0; i < n && failure_; ++i) {
         const int shift = i == 0 ? -pad : i == n - 1 ? pad : 0;
         const FragmentShader shader = directShader(!packed_, part, gaussianRadius(part), axis, v.format, out, shift);
-        const Value next = i == n - 1 ? full(shader, {v}, out) : full(shader, {v}, out, padW, padH);
+        const Value next = i == n - 1 ? full(shader, {v}, out) : full(shader, {v}, out, {}, padW, padH);
         if (i > 0) release(v);
         v = next;
     }
@@ -295,41 +317,67 @@ namespace {
 /// and keeps step j (everything unrolled; S + 1 fetches). Causal strips start at u_strip.x and run
 /// forward; anticausal ones run backward from u_strip.x + S - 1. The carried state is the
 /// previous strip's last output (slot 1), or for the first strip the steady state of the first
-/// input (causal) or the border state (anticausal: texel 0 of slot 2).
-FragmentShader sectionShader(bool es3, int axis, int k, bool anticausal, bool first, int S, C pole, C gain, const PlaneFormat& in,
+/// input (causal: u_strip.zw times it) or the border state (anticausal: texel 0 of slot 2). The
+/// pole and gain are uniforms (u_coef), so every section of every sigma and orientation with the
+/// same shape shares the program; `real` sections (a real pole on real data) skip the complex
+/// products.
+FragmentShader sectionShader(bool es3, int axis, bool anticausal, bool first, int S, bool real, const PlaneFormat& in,
                              const PlaneFormat& prev, const PlaneFormat& border, const PlaneFormat& out) {
     FragmentWriter w(std::string("recursive.section ") + axisName(axis) + " " + (anticausal ? "anticausal" : "causal") +
-                     " k=" + std::to_string(k + 1) + (first ? " first" : "") + " S=" + std::to_string(S), es3);
+                         (first ? " first" : "") + (real ? " real" : " complex") + " S=" + std::to_string(S),
+                     es3);
     w.input(0, in);
     if (!first) w.input(1, prev);
     if (first && anticausal) w.input(2, border);
-    w.uniform("u_strip");
+    w.uniform("u_strip");  // x: the strip's first sample; zw: causal steady-state gain a / (1 - p)
+    w.uniform("u_coef");   // xy: the pole p; zw: the gain a
     const std::string a = axis == 0 ? "pos.x" : "pos.y";
     w.line("float j = floor(" + a + ") - u_strip.x;", 2);
-    const bool complex = in.complex || pole.imag() != 0 || gain.imag() != 0;
-    int alu = 0;
     if (!first) {
         w.line("vec2 s = " + w.fetchAt(1, at(axis, anticausal ? "u_strip.x + " + f(S + 0.5) : "u_strip.x - 0.5")) + ";", 0);
     } else if (anticausal) {
         w.line("vec2 s = " + w.fetchAt(2, at(axis, "0.5")) + ";", 0);
     } else {
-        // Steady state for a constant input x0: a x0 / (1 - p).
-        const std::string first0 = w.fetchAt(0, at(axis, "0.5"));
-        w.line("vec2 start = " + first0 + ";", 0);
-        w.line("vec2 s = " + cmulConst(gain / (1.0 - pole), "start", in.complex, &alu) + ";", 0);
+        w.line("vec2 s = cmul(u_strip.zw, " + w.fetchAt(0, at(axis, "0.5")) + ");", 2);
     }
     w.line("vec2 acc = vec2(0.0);", 0);
     for (int i = 0; i < S; ++i) {
         const int t = anticausal ? S - 1 - i : i;
         const std::string x = w.fetchAt(0, at(axis, "u_strip.x + " + f(t + 0.5)));
-        w.line("vec2 x" + std::to_string(t) + " = " + x + ";", 0);
-        const std::string ax = cmulConst(gain, named("x", t), in.complex, &alu);
-        const std::string ps = cmulConst(pole, "s", complex, &alu);
-        w.line("s = " + ax + " + " + ps + ";", 1);
+        if (real) w.line("s = u_coef.z * " + x + " + u_coef.x * s;", 2);
+        else w.line("s = cmul(u_coef.zw, " + x + ") + cmul(u_coef.xy, s);", 5);
         w.line("acc += s * step(abs(j - " + f(t) + "), 0.5);", 3);
     }
-    w.line("", alu);
-    return w.finish(complex && out.complex ? "acc" : "vec2(acc.x, 0.0)", out);
+    return w.finish(out.complex ? "acc" : "vec2(acc.x, 0.0)", out);
+}
+
+std::vector<float> vec4Of(C a, C b) {
+    return {static_cast<float>(a.real()), static_cast<float>(a.imag()), static_cast<float>(b.real()),
+            static_cast<float>(b.imag())};
+}
+
+/// The anticausal start of section j (ALGORITHMS.md 3.3 with the numerical border matrix): from
+/// the three causal section outputs at the last sample (slots 0..2, normalised) and the last input
+/// (slot 3), the normalised anticausal state of section j. Every coefficient is in u_border, so
+/// the three sections and every orientation share the program.
+FragmentShader borderShader(bool es3, int axis, const PlaneFormat (&causal)[3], const PlaneFormat& in,
+                            const PlaneFormat& out) {
+    FragmentWriter w(std::string("recursive.border ") + axisName(axis), es3);
+    for (int k = 0; k < 3; ++k) w.input(k, causal[k]);
+    w.input(3, in);
+    // [0] 1/A_0, 1/A_1 · [1] 1/A_2, g_0 · [2] g_1, g_2 · [3] M_j0, M_j1 · [4] M_j2, steady_j ·
+    // [5] A'_j and the last sample's coordinate
+    w.uniform("u_border", 6);
+    const std::string last = at(axis, "u_border[5].z");
+    w.line("vec2 xl = " + w.fetchAt(3, last) + ";", 0);
+    w.line("vec2 d0 = cmul(u_border[0].xy, " + w.fetchAt(0, last) + ") - cmul(u_border[1].zw, xl);", 5);
+    w.line("vec2 d1 = cmul(u_border[0].zw, " + w.fetchAt(1, last) + ") - cmul(u_border[2].xy, xl);", 5);
+    w.line("vec2 d2 = cmul(u_border[1].xy, " + w.fetchAt(2, last) + ") - cmul(u_border[2].zw, xl);", 5);
+    w.line("vec2 t = cmul(u_border[4].zw, xl) + cmul(u_border[3].xy, d0) + cmul(u_border[3].zw, d1) + "
+           "cmul(u_border[4].xy, d2);",
+           11);
+    w.line("", 2);
+    return w.finish("cmul(u_border[5].xy, t)", out);
 }
 
 } // namespace
@@ -340,34 +388,38 @@ FragmentBackend::Value FragmentBackend::section(const cpu::CascadeFloat& cf, int
     const std::array<C, 3> poles = anticausal ? std::array<C, 3>{C(cf.qr[0], cf.qi[0]), C(cf.qr[1], cf.qi[1]), C(cf.qr[2], cf.qi[2])}
                                               : std::array<C, 3>{C(cf.pr[0], cf.pi[0]), C(cf.pr[1], cf.pi[1]), C(cf.pr[2], cf.pi[2])};
     const std::array<C, 3> gains = sectionGains(poles, cf.B);
+    const bool real = !in.format.complex && !out.complex && poles[k].imag() == 0 && gains[k].imag() == 0;
     auto shaderFor = [&](bool first, int width) {
-        return sectionShader(!packed_, axis, k, anticausal, first, width, poles[k], gains[k], in.format, out, border.format, out);
+        return sectionShader(!packed_, axis, anticausal, first, width, real, in.format, out, border.format, out);
     };
     // The widest strip, up to the unroll limit, whose shaders (first and carried) fit the budget.
     int S = std::max(1, std::min(limits_.unrollLimit, N));
     while (S > 1 && !(fits(shaderFor(true, S).cost, limits_.budget) && fits(shaderFor(false, S).cost, limits_.budget))) --S;
+    const C steady = gains[k] / (1.0 - poles[k]);
     Step step;
     const int strips = (N + S - 1) / S;
-    const int target[2] = {acquire(), acquire()};
+    const Value target[2] = {Value{acquire(), out}, Value{acquire(), out}};
     for (int i = 0; i < strips; ++i) {
         const bool first = i == 0;
-        Draw d;
-        d.program = program(shaderFor(first, S));
-        d.inputs = {in.plane, first ? -1 : target[(i + 1) % 2], first && anticausal ? border.plane : -1};
-        d.target = target[i % 2];
         const int start = anticausal ? N - (i + 1) * S : i * S;
+        const std::vector<float> strip = {static_cast<float>(start), 0.0f, static_cast<float>(steady.real()),
+                                          static_cast<float>(steady.imag())};
+        Draw d = makeDraw(shaderFor(first, S),
+                          {in, first ? Value{} : target[(i + 1) % 2], first && anticausal ? border : Value{}}, target[i % 2],
+                          {{"u_strip", strip}, {"u_coef", vec4Of(poles[k], gains[k])}});
         const int lo = std::max(start, 0), hi = std::min(start + S, N);
         if (axis == 0) d.x = lo, d.y = 0, d.w = hi - lo, d.h = format_.height;
         else d.x = 0, d.y = lo, d.w = format_.width, d.h = hi - lo;
-        d.strip[0] = static_cast<float>(start);
         step.draws.push_back(d);
     }
     steps_.push_back(step);
     const FragmentShader carried = shaderFor(strips == 1, S);
-    passes_.push_back({carried.name, describe(out), std::to_string(strips) + " strip draws; " + describe(carried.cost)});
+    passes_.push_back({carried.name + " k=" + std::to_string(k + 1), describe(out),
+                       std::to_string(strips) + " strip draws; " + describe(carried.cost)});
     // Merge: strip i lies in target i % 2.
     FragmentWriter m(std::string("recursive.merge ") + axisName(axis) + " S=" + std::to_string(S) +
-                     (anticausal ? " anticausal" : " causal"), !packed_);
+                         (anticausal ? " anticausal" : " causal"),
+                     !packed_);
     m.input(0, out);
     m.input(1, out);
     const std::string a = axis == 0 ? "pos.x" : "pos.y";
@@ -376,9 +428,8 @@ FragmentBackend::Value FragmentBackend::section(const cpu::CascadeFloat& cf, int
     m.line("float strip = " + index + ";", 3);
     const std::string even = m.fetchRaw(0, ""), odd = m.fetchRaw(1, "");
     m.line("", 2);
-    const Value merged =
-        full(m.finishRaw("mod(strip, 2.0) < 0.5 ? " + even + " : " + odd), {Value{target[0], out}, Value{target[1], out}}, out);
-    planes_[target[0]].busy = planes_[target[1]].busy = false;
+    const Value merged = full(m.finishRaw("mod(strip, 2.0) < 0.5 ? " + even + " : " + odd), {target[0], target[1]}, out);
+    planes_[target[0].plane].busy = planes_[target[1].plane].busy = false;
     return merged;
 }
 
@@ -397,47 +448,30 @@ FragmentBackend::Value FragmentBackend::recursiveAxis(const cpu::CascadeFloat& c
         causal[k] = section(cf, axis, k, false, v, Value{}, planeFormat(complexAt(k), in.format.bound * bounds[k]));
         v = causal[k];
     }
-    // The anticausal start: the numerical border matrix (ALGORITHMS.md 3.3) maps the causal
-    // states after the last sample to each anticausal section's state there; one draw per
-    // section writes it to texel 0 of its own plane.
+    // The anticausal start: one draw per section writes its state at the end of the line to
+    // texel 0 (along the axis) of its own plane.
     const int N = axis == 0 ? format_.width : format_.height;
     const std::array<C, 3> A{a[0], a[0] * a[1], a[0] * a[1] * a[2]};
     const std::array<C, 3> Ab{b[0], b[0] * b[1], b[0] * b[1] * b[2]};
+    const PlaneFormat causalFormats[3] = {causal[0].format, causal[1].format, causal[2].format};
+    const auto g = [&](int k) { return C(cf.gr[k], cf.gi[k]); };
     Value border[3];
     for (int j = 0; j < 3; ++j) {
         border[j] = Value{acquire(), planeFormat(complexAt(j), in.format.bound * bounds[3 + j])};
-        FragmentWriter w(std::string("recursive.border ") + axisName(axis) + " k=" + std::to_string(j + 1), !packed_);
-        for (int k = 0; k < 3; ++k) w.input(k, causal[k].format);
-        w.input(3, in.format);
-        int alu = 0;
-        const std::string last = at(axis, f(N - 0.5));
-        w.line("vec2 xl = " + w.fetchAt(3, last) + ";", 0);
-        std::string t;
-        for (int k = 0; k < 3; ++k) {
-            // d_k = s_k - g_k x_last, with s_k = s'_k / A_k the unnormalised causal state.
-            const std::string sk = named("s", k), dk = named("d", k);
-            w.line("vec2 " + sk + " = " + w.fetchAt(k, last) + ";", 0);
-            w.line("vec2 " + dk + " = " + cmulConst(1.0 / A[k], sk, causal[k].format.complex, &alu) + " - " +
-                       cmulConst(C(cf.gr[k], cf.gi[k]), "xl", in.format.complex, &alu) + ";",
-                   1);
-            t += " + " + cmulConst(C(cf.mr[j][k], cf.mi[j][k]), dk, true, &alu);
-            ++alu;
-        }
-        // The steady anticausal state for the constant causal output B g_3 x_last, plus the
-        // matrix term, then section j's normalisation.
-        const C steady = static_cast<double>(cf.B) * C(cf.gr[2], cf.gi[2]) * C(cf.hr[j], cf.hi[j]);
-        w.line("vec2 t = " + cmulConst(steady, "xl", in.format.complex, &alu) + t + ";", 0);
-        const std::string value = cmulConst(Ab[j], "t", true, &alu);
-        w.line("", alu);
-        const FragmentShader shader = w.finish(value, border[j].format);
-        Draw d;
-        d.program = program(shader);
-        d.inputs = {causal[0].plane, causal[1].plane, causal[2].plane, in.plane};
-        d.target = border[j].plane;
+        const auto m = [&](int k) { return C(cf.mr[j][k], cf.mi[j][k]); };
+        const C steady = static_cast<double>(cf.B) * g(2) * C(cf.hr[j], cf.hi[j]);
+        std::vector<float> u;
+        for (const auto& [x, y] : {std::pair{1.0 / A[0], 1.0 / A[1]}, std::pair{1.0 / A[2], g(0)}, std::pair{g(1), g(2)},
+                                   std::pair{m(0), m(1)}, std::pair{m(2), steady}})
+            for (float value : vec4Of(x, y)) u.push_back(value);
+        u.insert(u.end(), {static_cast<float>(Ab[j].real()), static_cast<float>(Ab[j].imag()), static_cast<float>(N - 0.5), 0.0f});
+        const FragmentShader shader = borderShader(!packed_, axis, causalFormats, in.format, border[j].format);
+        Draw d = makeDraw(shader, {causal[0], causal[1], causal[2], in}, border[j], {{"u_border", u}});
         if (axis == 0) d.x = 0, d.y = 0, d.w = 1, d.h = format_.height;
         else d.x = 0, d.y = 0, d.w = format_.width, d.h = 1;
         steps_.push_back(Step{{d}, false, -1});
-        passes_.push_back({shader.name, describe(border[j].format), "1 draw of one texel per line; " + describe(shader.cost)});
+        passes_.push_back({shader.name + " k=" + std::to_string(j + 1), describe(border[j].format),
+                           "1 draw of one texel per line; " + describe(shader.cost)});
     }
     release(causal[0]);
     release(causal[1]);
@@ -502,7 +536,7 @@ FragmentBackend::Value FragmentBackend::boxes(const cpu::BlurPlan& plan, int axi
             const FragmentShader shader = boxTapsShader(!packed_, box, first, end, axis, shift, v.format, out);
             std::vector<Value> inputs{v};
             if (first > 0) inputs.push_back(acc);
-            const Value next = last ? full(shader, inputs, out) : full(shader, inputs, out, padW, padH);
+            const Value next = last ? full(shader, inputs, out) : full(shader, inputs, out, {}, padW, padH);
             if (first > 0) release(acc);
             acc = next;
             first = end + 1;
@@ -540,64 +574,109 @@ FragmentBackend::Value FragmentBackend::blur(const cpu::BlurPlan& plan, const Va
 
 namespace {
 
-/// Direct Gabor taps k0..k1 of one axis, added to an accumulator (slot 1) unless k0 == 0, in the
-/// cpu backend's order: the pair at -/+k summed first (cpu/neon/lines.cpp).
-FragmentShader gaborTapsShader(bool es3, const cpu::GaborTaps& taps, int k0, int k1, int axis, const PlaneFormat& in,
-                               const PlaneFormat& acc, const PlaneFormat& out) {
-    FragmentWriter w(std::string("gabor.direct ") + axisName(axis) + " taps " + std::to_string(k0) + ".." + std::to_string(k1), es3);
+/// Direct Gabor taps of one axis, the centre and `count` pairs, or `count` pairs added to an
+/// accumulator (slot 1), in the cpu backend's order: the pair at -/+k summed first
+/// (cpu/neon/lines.cpp).
+FragmentShader gaborTapsShader(bool es3, int count, bool withCentre, int axis, const PlaneFormat& in, const PlaneFormat& acc,
+                               const PlaneFormat& out) {
+    // The taps are uniforms (u_taps[0].x: the centre tap c_0; u_taps[0].y: the first pair's
+    // offset k; u_taps[1 + i / 2]: (c, s) of pair i, two per vector), so every orientation shares
+    // the program.
+    FragmentWriter w(std::string("gabor.direct ") + axisName(axis) + " " + std::to_string(count) + " tap pairs" +
+                         (withCentre ? " and the centre" : " added"),
+                     es3);
     w.input(0, in);
-    if (k0 > 0) w.input(1, acc);
-    if (k0 == 0) {
-        w.line("vec2 c = " + w.fetch(0, "") + ";", 0);
-        w.line("vec2 z = " + f(taps.c[0]) + " * c;", 1);
-    } else {
-        w.line("vec2 z = " + w.fetch(1, "") + ";", 0);
-    }
-    for (int k = std::max(k0, 1); k <= k1; ++k) {
-        const std::string a = w.fetch(0, along(axis, -k)), b = w.fetch(0, along(axis, k));
-        w.line("vec2 a" + std::to_string(k) + " = " + a + ", b" + std::to_string(k) + " = " + b + ";", 0);
-        const std::string ak = named("a", k), bk = named("b", k);
+    if (!withCentre) w.input(1, acc);
+    w.uniform("u_taps", 1 + (count + 1) / 2);
+    if (withCentre) w.line("vec2 z = u_taps[0].x * " + w.fetch(0, "") + ";", 1);
+    else w.line("vec2 z = " + w.fetch(1, "") + ";", 0);
+    for (int i = 0; i < count; ++i) {
+        const std::string k = "(u_taps[0].y + " + f(i) + ")";
+        const std::string offset = axis == 0 ? "vec2(" + k + ", 0.0)" : "vec2(0.0, " + k + ")";
+        const std::string a = named("a", i), b = named("b", i);
+        w.line("vec2 " + a + " = " + w.fetch(0, "-" + offset) + ", " + b + " = " + w.fetch(0, offset) + ";", 1);
+        const std::string tap = "u_taps[" + std::to_string(1 + i / 2) + "]" + (i % 2 ? ".zw" : ".xy");
         if (in.complex) {
-            w.line("z.x = z.x + (" + ak + ".x + " + bk + ".x) * " + f(taps.c[k]) + ";", 2);
-            w.line("z.x = z.x - (" + ak + ".y - " + bk + ".y) * " + f(taps.s[k]) + ";", 2);
-            w.line("z.y = z.y + (" + ak + ".y + " + bk + ".y) * " + f(taps.c[k]) + ";", 2);
-            w.line("z.y = z.y + (" + ak + ".x - " + bk + ".x) * " + f(taps.s[k]) + ";", 2);
+            w.line("z.x = z.x + (" + a + ".x + " + b + ".x) * " + tap + ".x;", 2);
+            w.line("z.x = z.x - (" + a + ".y - " + b + ".y) * " + tap + ".y;", 2);
+            w.line("z.y = z.y + (" + a + ".y + " + b + ".y) * " + tap + ".x;", 2);
+            w.line("z.y = z.y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
         } else {
-            w.line("z.x = z.x + (" + ak + ".x + " + bk + ".x) * " + f(taps.c[k]) + ";", 2);
-            w.line("z.y = z.y + (" + ak + ".x - " + bk + ".x) * " + f(taps.s[k]) + ";", 2);
+            w.line("z.x = z.x + (" + a + ".x + " + b + ".x) * " + tap + ".x;", 2);
+            w.line("z.y = z.y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
         }
     }
     return w.finish("z", out);
+}
+
+/// The L1 norm of one axis's direct Gabor taps.
+double tapsL1(const cpu::GaborTaps& taps) {
+    double l1 = std::abs(taps.c[0]);
+    for (std::size_t k = 1; k < taps.c.size(); ++k) l1 += 2 * std::hypot(taps.c[k], taps.s[k]);
+    return l1;
+}
+
+/// The L1 norm of one axis's whole recursive filter (both directions, all sections).
+double cascadeL1(const cpu::CascadeFloat& cf) {
+    const std::array<C, 3> p{C(cf.pr[0], cf.pi[0]), C(cf.pr[1], cf.pi[1]), C(cf.pr[2], cf.pi[2])};
+    const std::array<C, 3> q{C(cf.qr[0], cf.qi[0]), C(cf.qr[1], cf.qi[1]), C(cf.qr[2], cf.qi[2])};
+    return sectionBounds(p, sectionGains(p, cf.B), q, sectionGains(q, cf.B))[5];
+}
+
+const char* sinkName(cpu::GaborSink s) {
+    switch (s) {
+    case cpu::GaborSink::Magnitude: return "magnitude";
+    case cpu::GaborSink::Real: return "real";
+    case cpu::GaborSink::Imaginary: return "imaginary";
+    case cpu::GaborSink::Phase: return "phase";
+    case cpu::GaborSink::Complex: return "complex";
+    case cpu::GaborSink::MaxMagnitude: return "bank maximum";
+    case cpu::GaborSink::MaxEnergy: return "bank maximum and sector";
+    }
+    return "?";
 }
 
 } // namespace
 
 FragmentBackend::Value FragmentBackend::gaborDirectAxis(const cpu::GaborTaps& taps, int axis, const Value& in) {
     const int R = static_cast<int>(taps.c.size()) - 1;
-    double l1 = std::abs(taps.c[0]);
-    for (int k = 1; k <= R; ++k) l1 += 2 * std::hypot(taps.c[k], taps.s[k]);
     // |z| <= max |input| x the taps' L1 norm; re and im are each within |z|.
-    const PlaneFormat out = planeFormat(true, in.format.bound * l1);
-    // As many taps per pass as fit; later passes add to the accumulated sum (same bound: every
-    // partial sum is within the L1 norm of all taps).
+    const PlaneFormat out = planeFormat(true, in.format.bound * tapsL1(taps));
+    // As many tap pairs per pass as fit; later passes add to the accumulated sum (same bound:
+    // every partial sum is within the L1 norm of all taps).
     Value acc;
-    int k0 = 0;
-    while (k0 <= R && failure_) {
-        int k1 = R;
-        while (k1 > k0 && !fits(gaborTapsShader(!packed_, taps, k0, k1, axis, in.format, out, out).cost, limits_.budget)) --k1;
-        const FragmentShader shader = gaborTapsShader(!packed_, taps, k0, k1, axis, in.format, out, out);
-        const Value next = k0 == 0 ? full(shader, {in}, out) : full(shader, {in, acc}, out);
-        if (k0 > 0) release(acc);
+    int k0 = 1;
+    do {
+        const bool centre = k0 == 1;
+        int count = R - k0 + 1;
+        while (count > 0 && !fits(gaborTapsShader(!packed_, count, centre, axis, in.format, out, out).cost, limits_.budget)) --count;
+        if (count == 0 && !centre) {
+            fail("gles-fragment: not even one Gabor tap pair fits the board's budget");
+            break;
+        }
+        std::vector<float> u = {taps.c[0], static_cast<float>(k0), 0.0f, 0.0f};
+        for (int i = 0; i < count; ++i) u.insert(u.end(), {taps.c[k0 + i], taps.s[k0 + i]});
+        if (count % 2) u.insert(u.end(), {0.0f, 0.0f});
+        const FragmentShader shader = gaborTapsShader(!packed_, count, centre, axis, in.format, out, out);
+        const Value next = centre ? full(shader, {in}, out, {{"u_taps", u}}) : full(shader, {in, acc}, out, {{"u_taps", u}});
+        if (!centre) release(acc);
         acc = next;
-        k0 = k1 + 1;
-    }
+        k0 += count;
+    } while (k0 <= R && failure_);
     return acc;
 }
 
 FragmentBackend::Value FragmentBackend::gabor(const cpu::GaborPlan& plan, const Value& in) {
     Value gauss;
     if (plan.removeDc) gauss = blur(plan.dcBlur, in);
-    Value best;  // bank: running maximum (and the winner's sector in the imaginary part)
+    // One bound for every orientation: the bank's running maximum is re-encoded at each step.
+    double bound = 0;
+    for (const cpu::GaborOrientationPlan& o : plan.bank) {
+        const double axes = plan.recursive ? cascadeL1(o.x) * cascadeL1(o.y) : tapsL1(o.tx) * tapsL1(o.ty);
+        bound = std::max(bound, in.format.bound * axes + (plan.removeDc ? std::abs(o.dcGain) * gauss.format.bound : 0.0));
+    }
+    const bool bank = plan.sink == cpu::GaborSink::MaxMagnitude || plan.sink == cpu::GaborSink::MaxEnergy;
+    Value best;  // bank: running maximum, and for edges the winner's sector in the imaginary part
     Value result;
     for (std::size_t k = 0; k < plan.bank.size() && failure_; ++k) {
         const cpu::GaborOrientationPlan& o = plan.bank[k];
@@ -610,65 +689,57 @@ FragmentBackend::Value FragmentBackend::gabor(const cpu::GaborPlan& plan, const 
             z = gaborDirectAxis(o.ty, 1, h);
         }
         release(h);
-        // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first.
-        FragmentWriter w(std::string("gabor.combine ") + nickOf(kGaborOutputs, static_cast<GaborOutput>(0)) + " k=" +
-                         std::to_string(k), !packed_);
+        // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first. u_combine: the
+        // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step.
+        FragmentWriter w(std::string("gabor.combine ") + sinkName(plan.sink) + (k > 0 && bank ? " (running)" : ""), !packed_);
+        w.uniform("u_combine");
         w.input(0, z.format);
         w.line("vec2 z = " + w.fetch(0, "") + ";", 0);
-        double zBound = z.format.bound;
+        std::vector<Value> inputs{z};
         if (plan.removeDc) {
             w.input(1, gauss.format);
-            w.line("z.x -= " + f(o.dcGain) + " * " + w.fetch(1, "") + ".x;", 1);
-            zBound += std::abs(o.dcGain) * gauss.format.bound;
+            w.line("z.x -= u_combine.x * " + w.fetch(1, "") + ".x;", 1);
+            inputs.push_back(gauss);
         }
         w.line("float m = length(z);", 3);
-        const double mBound = zBound;  // zBound bounds |z|, not only its parts
-        std::vector<Value> inputs{z};
-        if (plan.removeDc) inputs.push_back(gauss);
-        Value out;
-        const bool bank = plan.sink == cpu::GaborSink::MaxMagnitude || plan.sink == cpu::GaborSink::MaxEnergy;
+        // (strength, sector) with the sector scaled into the strength's range, so one bound
+        // serves both (edges() decodes it).
+        const std::vector<float> u = {o.dcGain, static_cast<float>(o.sector * bound / 3), static_cast<float>(bound / 65535),
+                                      0.0f};
         if (bank) {
-            // Keep the first of near-equal maxima (kTieTolerance), as every backend does.
-            // (strength, sector) with the sector scaled into the strength's range, so one bound
-            // serves both (edges() decodes it).
-            const PlaneFormat format = planeFormat(true, mBound, true);
-            const std::string sector = f(o.sector * mBound / 3);
+            const PlaneFormat format = planeFormat(true, bound, true);
             if (packed_) {
                 // Compare what will be stored: equal strengths quantise alike, so the bank keeps
                 // the first of a tie as the float backends do.
-                const std::string step = f(mBound / 65535);
-                w.line("m = floor(clamp(m / " + step + ", 0.0, 65535.0) + 0.5) * " + step + ";", 4);
+                w.line("m = floor(clamp(m / u_combine.z, 0.0, 65535.0) + 0.5) * u_combine.z;", 4);
             }
             if (k == 0) {
-                w.line("vec2 best = vec2(m, " + sector + ");", 0);
+                w.line("vec2 best = vec2(m, u_combine.y);", 0);
             } else {
+                // Keep the first of near-equal maxima (kTieTolerance), as every backend does.
                 w.input(2, best.format);
                 w.line("vec2 best = " + w.fetch(2, "") + ";", 0);
-                w.line("if (m > best.x * " + f(1 + kTieTolerance) + ") best = vec2(m, " + sector + ");", 3);
+                w.line("if (m > best.x * " + f(1 + kTieTolerance) + ") best = vec2(m, u_combine.y);", 3);
                 inputs.push_back(best);
             }
-            out = full(w.finish("best", format), inputs, format);
+            const Value out = full(w.finish("best", format), inputs, format, {{"u_combine", u}});
             if (k > 0) release(best);
-            best = out;
-            result = out;
+            best = result = out;
         } else {
-            std::string value;
-            PlaneFormat format = planeFormat(false, mBound, true);
+            std::string value = "vec2(m, 0.0)";
+            PlaneFormat format = planeFormat(false, bound, true);
             switch (plan.sink) {
-            case cpu::GaborSink::Real: value = "vec2(z.x, 0.0)"; format = planeFormat(false, zBound); break;
-            case cpu::GaborSink::Imaginary: value = "vec2(z.y, 0.0)"; format = planeFormat(false, zBound); break;
+            case cpu::GaborSink::Real: value = "vec2(z.x, 0.0)"; format = planeFormat(false, bound); break;
+            case cpu::GaborSink::Imaginary: value = "vec2(z.y, 0.0)"; format = planeFormat(false, bound); break;
             case cpu::GaborSink::Phase:
                 value = "vec2(z.x == 0.0 && z.y == 0.0 ? 0.0 : atan(z.y, z.x), 0.0)";
                 format = planeFormat(false, 3.2);
                 w.line("", 4);
                 break;
-            case cpu::GaborSink::Complex:
-                value = "z";
-                format = planeFormat(true, zBound);
-                break;
-            default: value = "vec2(m, 0.0)"; break;
+            case cpu::GaborSink::Complex: value = "z"; format = planeFormat(true, bound); break;
+            default: break;
             }
-            result = full(w.finish(value, format), inputs, format);
+            result = full(w.finish(value, format), inputs, format, {{"u_combine", u}});
         }
         release(z);
     }
@@ -740,11 +811,8 @@ FragmentBackend::Value FragmentBackend::edges(const EdgeSpec& spec, const cpu::S
     loop.repeatUntilStable = true;
     loop.watched = classes.plane;
     for (int i = 0; i < 2; ++i) {
-        Draw d;
-        d.program = program(hysteresis);
-        d.inputs = {i == 0 ? classes.plane : other};
-        d.target = i == 0 ? other : classes.plane;
-        loop.draws.push_back(d);
+        const Value pong{other, classFormat};
+        loop.draws.push_back(makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes));
     }
     steps_.push_back(loop);
     passes_.push_back({hysteresis.name, "RGBA8 classes", "2 draws, repeated until stable; " + describe(hysteresis.cost)});
@@ -863,14 +931,15 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
             glDisable(GL_SCISSOR_TEST);
         }
         glUseProgram(d.program);
-        if (const GLint loc = glGetUniformLocation(d.program, "u_strip"); loc >= 0) glUniform4fv(loc, 1, d.strip);
+        for (const UniformValue& u : d.uniforms) {
+            const GLsizei count = static_cast<GLsizei>(u.values.size()) / u.components;
+            if (u.components == 2) glUniform2fv(u.location, count, u.values.data());
+            else glUniform4fv(u.location, count, u.values.data());
+        }
         for (std::size_t i = 0; i < d.inputs.size(); ++i) {
             if (d.inputs[i] < 0) continue;
-            const Plane& in = planes_[d.inputs[i]];
             glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
-            glBindTexture(GL_TEXTURE_2D, in.texture);
-            const std::string texel = "u_texel" + std::to_string(i);
-            glUniform2f(glGetUniformLocation(d.program, texel.c_str()), 1.0f / in.width, 1.0f / in.height);
+            glBindTexture(GL_TEXTURE_2D, planes_[d.inputs[i]].texture);
         }
         glDrawArrays(GL_TRIANGLES, 0, 3);
     };

@@ -50,12 +50,18 @@ private:
         int plane = -1;
         PlaneFormat format;
     };
+    struct UniformValue {
+        int location = -1;
+        int components = 4;  // 2: vec2, 4: vec4 (or arrays of them)
+        std::vector<float> values;
+    };
+    using Uniforms = std::vector<std::pair<std::string, std::vector<float>>>;  // vec4s by name
     struct Draw {
         unsigned program = 0;
         std::vector<int> inputs;  // planes, by sampler slot
         int target = -1;
         int x = 0, y = 0, w = 0, h = 0;  // scissor (strips); w == 0: the whole target
-        float strip[4] = {};             // u_strip, when the shader has it
+        std::vector<UniformValue> uniforms;
     };
     struct Step {
         std::vector<Draw> draws;
@@ -77,9 +83,13 @@ private:
     void release(const Value& v);
     PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
     unsigned program(const FragmentShader& shader);
+    /// A draw of `shader` reading `inputs` (by slot) into `target`, with the packed planes'
+    /// code uniforms and `uniforms` set.
+    Draw makeDraw(const FragmentShader& shader, const std::vector<Value>& inputs, const Value& target,
+                  const Uniforms& uniforms = {});
     /// One full-target draw into a new plane (of the frame's size unless given).
-    Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out, int width = 0,
-               int height = 0);
+    Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
+               const Uniforms& uniforms = {}, int width = 0, int height = 0);
     Value blur(const cpu::BlurPlan& plan, const Value& in);
     Value directGaussian(double sigma, int axis, const Value& in);
     Value boxes(const cpu::BlurPlan& plan, int axis, const Value& in);

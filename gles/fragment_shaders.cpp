@@ -49,13 +49,13 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
     case PlaneKind::Luma8: value = "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? t + ".rg" : "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Packed: {
-        // code = 65280 hi + 255 lo from the normalised bytes; value = (code / 65535 - 0.5) 2 bound,
-        // or code / 65535 bound for a non-negative plane.
-        const std::string scale = glslFloat((f.nonNegative ? 1.0 : 2.0) * f.bound / 65535.0);
-        const std::string offset = glslFloat(f.nonNegative ? 0.0 : f.bound);
+        // code = 65280 hi + 255 lo from the normalised bytes; value = code u_codeN.x - u_codeN.y
+        // (codeUniform(): the plane's bound is a uniform, so one program serves every bound).
+        declarations_ += "uniform vec2 u_code" + s + ";\n";
+        ++cost_.uniforms;
         declarations_ += "vec2 d" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), " +
-                         (f.complex ? "dot(t.ba, vec2(65280.0, 255.0))" : std::string("0.0")) + ") * " + scale +
-                         " - vec2(" + offset + ", " + (f.complex ? offset : std::string("0.0")) + ");\n}\n";
+                         (f.complex ? "dot(t.ba, vec2(65280.0, 255.0))" : std::string("0.0")) + ") * u_code" + s +
+                         ".x - vec2(u_code" + s + ".y, " + (f.complex ? "u_code" + s + ".y" : std::string("0.0")) + ");\n}\n";
         value = "d" + s + "(" + t + ")";
         break;
     }
@@ -64,9 +64,19 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
     declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
 }
 
-void FragmentWriter::uniform(const std::string& name) {
-    declarations_ += "uniform vec4 " + name + ";\n";
-    ++cost_.uniforms;
+void FragmentWriter::uniform(const std::string& name, int vectors) {
+    declarations_ += "uniform vec4 " + name + (vectors > 1 ? "[" + std::to_string(vectors) + "]" : std::string()) + ";\n";
+    cost_.uniforms += vectors;
+}
+
+std::array<float, 2> codeUniform(const PlaneFormat& f) {
+    if (f.nonNegative) return {static_cast<float>(f.bound / 65535.0), 0.0f};
+    return {static_cast<float>(2.0 * f.bound / 65535.0), static_cast<float>(f.bound)};
+}
+
+std::array<float, 2> outUniform(const PlaneFormat& f) {
+    if (f.nonNegative) return {static_cast<float>(1.0 / f.bound), 0.0f};
+    return {static_cast<float>(0.5 / f.bound), 0.5f};
 }
 
 std::string FragmentWriter::fetchAt(int slot, const std::string& texel) {
@@ -106,24 +116,26 @@ const char* kPrelude300 =
     "out highp vec4 outColor;\n"
     "#define OUT_COLOR outColor\n";
 
-// Packed codes (ALGORITHMS.md 5): e() for [-bound, bound], u() for non-negative [0, bound].
-const char* kEncode =
-    "vec2 bytes(float c) {\n"
+// Packed codes (ALGORITHMS.md 5): e() maps v to its 16-bit code through u_out (outUniform():
+// [-bound, bound] or, for non-negative planes, [0, bound]) and splits it into two bytes. cmul()
+// multiplies complex numbers.
+const char* kHelpers =
+    "vec2 e(float v, vec2 map) {\n"
+    "    float c = floor(clamp(v * map.x + map.y, 0.0, 1.0) * 65535.0 + 0.5);\n"
     "    float hi = floor(c / 256.0);\n"
     "    return vec2(hi, c - 256.0 * hi) / 255.0;\n"
     "}\n"
-    "vec2 e(float v, float bound) { return bytes(floor(clamp(v / (2.0 * bound) + 0.5, 0.0, 1.0) * 65535.0 + 0.5)); }\n"
-    "vec2 u(float v, float bound) { return bytes(floor(clamp(v / bound, 0.0, 1.0) * 65535.0 + 0.5)); }\n";
+    "vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n";
 
 } // namespace
 
 FragmentShader FragmentWriter::finish(const std::string& value, const PlaneFormat& out) {
     std::string store;
     if (out.kind == PlaneKind::Packed) {
-        const std::string b = glslFloat(out.bound), e = out.nonNegative ? "u" : "e";
-        store = out.complex ? "vec4(" + e + "(result.x, " + b + "), " + e + "(result.y, " + b + "))"
-                            : "vec4(" + e + "(result.x, " + b + "), 0.0, 1.0)";
-        cost_.alu += out.complex ? 14 : 7;
+        declarations_ += "uniform vec2 u_out;\n";
+        ++cost_.uniforms;
+        store = out.complex ? "vec4(e(result.x, u_out), e(result.y, u_out))" : "vec4(e(result.x, u_out), 0.0, 1.0)";
+        cost_.alu += out.complex ? 12 : 6;
     } else {
         store = "vec4(result, 0.0, 1.0)";
     }
@@ -136,7 +148,7 @@ FragmentShader FragmentWriter::finishRaw(const std::string& value) {
     if (!value.empty()) line("OUT_COLOR = " + value + ";", 1);
     FragmentShader f;
     f.name = name_;
-    f.source = std::string(es3_ ? kPrelude300 : kPrelude100) + kEncode + declarations_ + "void main() {\n    vec2 pos = gl_FragCoord.xy;\n" +
+    f.source = std::string(es3_ ? kPrelude300 : kPrelude100) + kHelpers + declarations_ + "void main() {\n    vec2 pos = gl_FragCoord.xy;\n" +
                body_ + "}\n";
     f.cost = cost_;
     return f;

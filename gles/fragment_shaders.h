@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,10 @@ public:
     FragmentWriter(std::string name, bool es3);
     /// Declares sampler `slot` holding a plane of `format`; fetches decode to vec2 (re, im).
     void input(int slot, const PlaneFormat& format);
-    /// A uniform vec4 the draw sets (strip origins and flags).
-    void uniform(const std::string& name);
+    /// A uniform vec4 (or an array of `vectors` of them) the draw sets: coefficients, strip
+    /// origins. Values live in uniforms, not in the source, so one program serves every sigma,
+    /// orientation and bound of its shape.
+    void uniform(const std::string& name, int vectors = 1);
     /// An expression fetching input `slot` at the pixel offset by `offset` (in pixels, a GLSL
     /// vec2 expression), decoded; counts one fetch and the decode's ALU.
     std::string fetch(int slot, const std::string& offset);
@@ -70,6 +73,11 @@ private:
     std::vector<PlaneFormat> inputs_;
     ShaderCost cost_;
 };
+
+/// Uniforms a draw sets for a packed plane: u_codeN of an input (decode: code x - y) and u_out
+/// of the output (encode: clamp(v x + y) 65535).
+std::array<float, 2> codeUniform(const PlaneFormat& f);
+std::array<float, 2> outUniform(const PlaneFormat& f);
 
 /// GLSL literal of a double with float precision.
 std::string glslFloat(double v);

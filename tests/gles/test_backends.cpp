@@ -34,7 +34,7 @@ Chain chainOf(const std::string& text) {
 /// Every stage and method, with sigmas that make the planner split passes on small boards.
 const char* const kEveryStage[] = {
     "blur sigma=0.3 method=direct",
-    "blur sigma=12 method=direct",
+    "blur sigma=6 method=direct",
     "blur sigma=3 method=boxes",
     "blur sigma=40 method=boxes",
     "blur sigma=2 method=recursive",
