@@ -1,6 +1,8 @@
 // Board profiles, the planner's budgets and the GPU backends' fault paths, on this machine's GLES
 // (Mesa llvmpipe in CI). Runs in every environment test_gles runs in (STRIATE_EXPECT: gles31, es3
-// for MESA_GLES_VERSION_OVERRIDE=3.0, es2, none for no EGL vendor).
+// for MESA_GLES_VERSION_OVERRIDE=3.0, es2, none for no EGL vendor); CTest picks the suites each
+// environment can run (Gles31*: compute, GlesWithoutCompute*: a context without it, NoDisplay*:
+// no EGL at all), so no test skips.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -103,7 +105,6 @@ std::vector<std::string> fragmentBoards() {
 }
 
 TEST(Budgets, EveryFragmentShaderOfEveryProfileFitsAndCompiles) {
-    if (!hasGles()) GTEST_SKIP() << "no EGL vendor in this run (the fault cases below cover it)";
     int shaders = 0;
     for (const std::string& board : fragmentBoards()) {
         const FragmentBudget& budget = findBoardProfile(board)->budget;
@@ -131,8 +132,7 @@ TEST(Budgets, EveryFragmentShaderOfEveryProfileFitsAndCompiles) {
     EXPECT_GT(shaders, 100);
 }
 
-TEST(Budgets, EveryComputeProgramCompiles) {
-    if (!hasCompute()) GTEST_SKIP() << "no GLES 3.1 compute in this run";
+TEST(Gles31Budgets, EveryComputeProgramCompiles) {
     for (const char* board : {"host", "rpi4", "rpi5"})
         for (const char* text : kEveryStage) {
             std::unique_ptr<Backend> b;
@@ -143,8 +143,7 @@ TEST(Budgets, EveryComputeProgramCompiles) {
         }
 }
 
-TEST(Budgets, BoardsThatNeedMoreThanTheContextAreErrors) {
-    if (hasCompute() || !hasGles()) GTEST_SKIP() << "this run's context has compute (or no GLES at all)";
+TEST(GlesWithoutCompute, BoardsThatNeedMoreThanTheContextAreErrors) {
     std::unique_ptr<Backend> b;
     std::string fallback;
     const Status s = startBackend(BackendKind::Auto, BackendOptions{0, "rpi4"}, chainOf("blur"), FrameFormat{8, 8}, &b,
@@ -171,8 +170,7 @@ TEST(Auto, PicksFromTheContextAndTheBoard) {
     }
 }
 
-TEST(Faults, NoDisplayFallsBackToCpuWithTheCause) {
-    if (hasGles()) GTEST_SKIP() << "this run has an EGL display (the no-display run covers this)";
+TEST(NoDisplay, GpuBackendsFallBackToCpuWithTheCause) {
     const Chain chain = chainOf("edges");
     const Image<std::uint8_t> in = test::scene({40, 30});
     for (BackendKind kind : {BackendKind::GlesCompute, BackendKind::GlesFragment}) {
@@ -186,8 +184,7 @@ TEST(Faults, NoDisplayFallsBackToCpuWithTheCause) {
     }
 }
 
-TEST(Faults, AShaderThatDoesNotCompileIsAnErrorNamingIt) {
-    if (!hasCompute()) GTEST_SKIP() << "needs GLES 3.1 compute";
+TEST(Gles31Faults, AShaderThatDoesNotCompileIsAnErrorNamingIt) {
     // Limits that promise far more workgroup memory than the GPU has: the box shader's line no
     // longer fits, and the driver refuses it.
     std::unique_ptr<gles::ComputeBackend> b;
@@ -198,7 +195,6 @@ TEST(Faults, AShaderThatDoesNotCompileIsAnErrorNamingIt) {
 }
 
 TEST(Faults, AFrameBeyondTheTextureLimitIsAClearError) {
-    if (!hasGles()) GTEST_SKIP() << "no EGL vendor in this run";
     std::unique_ptr<Backend> b;
     std::string fallback;
     Status s = startBackend(BackendKind::GlesFragment, BackendOptions{0, "tight"}, chainOf("blur"), FrameFormat{2049, 8},

@@ -45,7 +45,6 @@ TEST(EglContext, CreatesTheContextThisMachineOffers) {
 }
 
 TEST(EglContext, MadeOnOneThreadUsedOnAnotherDestroyedOnAThird) {
-    if (expectation() == "none") GTEST_SKIP() << "no EGL vendor in this run (the fault case)";
     std::unique_ptr<EglContext> ctx;
     std::thread([&] { ASSERT_TRUE(EglContext::create(&ctx)); }).join();
     ASSERT_TRUE(ctx);

@@ -113,6 +113,19 @@ else
     STRIATE_BOARD=tight "$striate" probe >out.txt 2>&1 && grep -q "^board: tight (chosen by STRIATE_BOARD)" out.txt &&
         pass "STRIATE_BOARD selects the profile" || fail "STRIATE_BOARD: $(cat out.txt)"
     expect_error "unknown board" "unknown board 'rpi9'" probe --board rpi9
+    # Without compute (Mesa forced to GLES 3.0) a named board gets the fragment backend; with no
+    # board named, llvmpipe (a software renderer) keeps auto on cpu.
+    MESA_GLES_VERSION_OVERRIDE=3.0 "$striate" probe --board host >out.txt 2>&1 &&
+        grep -q "^auto backend: gles-fragment (board 'host' has GLES 3.0 without compute shaders)" out.txt &&
+        pass "auto picks the fragment backend without compute" || fail "auto without compute: $(cat out.txt)"
+    if grep -q "renderer: llvmpipe" out.txt; then
+        MESA_GLES_VERSION_OVERRIDE=3.0 "$striate" probe >out.txt 2>&1 && grep -q "^auto backend: cpu (the GPU is a software renderer" out.txt &&
+            pass "auto keeps to cpu on a software renderer" || fail "auto on llvmpipe: $(cat out.txt)"
+    fi
+    expect_ok "fragment explain on a packed board" filter in.pgm e.png --chain "blur sigma=3 method=recursive" \
+        --backend gles-fragment --board rpi3 --explain
+    grep -q "packed RGBA8 intermediates" out.txt && grep -q "recursive.section x causal" out.txt &&
+        pass "fragment explain lists strips and packing" || fail "fragment explain: $(cat out.txt)"
     expect_error "unknown board in filter" "unknown board 'pi4'" filter in.pgm o.png --chain blur --backend gles-compute --board pi4
     # The GPU backend runs and explains its passes; one that cannot run under the board warns
     # once and the cpu backend writes the output.
