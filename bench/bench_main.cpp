@@ -93,10 +93,14 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
 #ifdef STRIATE_HAVE_PROBE
     const char* chains[] = {"blur sigma=2", "blur sigma=8 method=recursive", "blur sigma=8 method=boxes",
                             "gabor sigma=4 wavelength=8 orientation=30", "edges"};
-    const std::pair<BackendKind, const char*> targets[] = {{BackendKind::GlesCompute, "host"},
-                                                           {BackendKind::GlesFragment, "host"},
-                                                           {BackendKind::GlesFragment, "rpi3"},
-                                                           {BackendKind::GlesFragment, "tight"}};
+    struct Target {
+        BackendKind kind;
+        const char* board;
+        bool block;  // gles-fragment's recursive filters in the block form
+    };
+    const Target targets[] = {{BackendKind::GlesCompute, "host", false}, {BackendKind::GlesFragment, "host", false},
+                              {BackendKind::GlesFragment, "host", true},  {BackendKind::GlesFragment, "rpi3", false},
+                              {BackendKind::GlesFragment, "rpi3", true},  {BackendKind::GlesFragment, "tight", false}};
     for (auto [W, H] : sizes) {
         const cv::Mat src(original.height(), original.width(), CV_8UC1, const_cast<std::uint8_t*>(original.data()),
                           original.stride());
@@ -110,12 +114,18 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
             (void)parseChain(text, &chain);
             cpu::CpuBackend cpuBackend(threads);
             if (Status s = cpuBackend.configure(chain, FrameFormat{W, H}); !s) return s;
-            for (auto [kind, board] : targets) {
+            for (const Target& t : targets) {
+                if (t.block && std::string(text).find("recursive") == std::string::npos &&
+                    std::string(text).find("gabor") == std::string::npos)
+                    continue;  // the block form changes only recursive filters
                 std::unique_ptr<Backend> gpu;
                 std::string fallback;
-                if (Status s = startBackend(kind, BackendOptions{threads, board}, chain, FrameFormat{W, H}, &gpu, &fallback); !s)
+                if (Status s = startBackend(t.kind, BackendOptions{threads, t.board, t.block}, chain, FrameFormat{W, H}, &gpu,
+                                            &fallback);
+                    !s)
                     return s;
-                const std::string name = std::string(nickOf(kBackendKinds, kind)) + " " + board;
+                const std::string name =
+                    std::string(nickOf(kBackendKinds, t.kind)) + " " + t.board + (t.block ? " block" : "");
                 if (!fallback.empty()) {
                     std::printf("%-10s %-44s skipped: %s\n", size.c_str(), (std::string(text) + " on " + name).c_str(),
                                 fallback.c_str());

@@ -30,8 +30,8 @@ const Probe& machine() {
 }
 
 /// A GLES backend of `kind` under the board's limits, or the reason it cannot run.
-Status startGles(BackendKind kind, const BoardLimits& limits, const Chain& chain, const FrameFormat& format,
-                 std::unique_ptr<Backend>* out, bool* inputError) {
+Status startGles(BackendKind kind, const BoardLimits& limits, bool blockForm, const Chain& chain,
+                 const FrameFormat& format, std::unique_ptr<Backend>* out, bool* inputError) {
     *inputError = false;
     std::unique_ptr<Backend> b;
     if (kind == BackendKind::GlesFragment) {
@@ -39,7 +39,7 @@ Status startGles(BackendKind kind, const BoardLimits& limits, const Chain& chain
             limits.maxTextureSize, limits.floatTargets,
             gles::ShaderCost{limits.budget.alu, limits.budget.textureFetches, limits.budget.dependentDepth,
                              limits.budget.uniformVectors},
-            limits.unrollLimit};
+            limits.unrollLimit, blockForm};
         std::unique_ptr<gles::FragmentBackend> f;
         if (Status s = gles::FragmentBackend::create(fragment, &f); !s) return s;
         b = std::move(f);
@@ -127,7 +127,7 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
     } else {
         BoardLimits limits;
         if (Status b = resolveBoard(options.board, probe, &limits); !b) return b;
-        s = startGles(kind, limits, chain, format, out, &inputError);
+        s = startGles(kind, limits, options.blockForm, chain, format, out, &inputError);
         if (s) return s;
         if (inputError) return s;
     }

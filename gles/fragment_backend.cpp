@@ -382,6 +382,131 @@ FragmentShader borderShader(bool es3, int axis, const PlaneFormat (&causal)[3], 
 
 } // namespace
 
+namespace {
+
+/// The block form's first draw (Nehab et al. 2011): every strip's zero-state response at once.
+/// Each fragment finds its strip from its own position (causal strips from 0, anticausal ones
+/// anchored at the end: N - S, N - 2S, ...) and runs the section over the strip's S samples from
+/// a zero state.
+FragmentShader zeroStateShader(bool es3, int axis, bool anticausal, int S, int N, bool real, const PlaneFormat& in,
+                               const PlaneFormat& out) {
+    FragmentWriter w(std::string("recursive.block.zero-state ") + axisName(axis) + " " +
+                         (anticausal ? "anticausal" : "causal") + (real ? " real" : " complex") + " S=" + std::to_string(S),
+                     es3);
+    w.input(0, in);
+    w.uniform("u_coef");  // xy: the pole p; zw: the gain a
+    const std::string a = axis == 0 ? "floor(pos.x)" : "floor(pos.y)";
+    if (anticausal)
+        w.line("float start = " + f(N) + " - (floor((" + f(N - 1) + " - " + a + ") / " + f(S) + ") + 1.0) * " + f(S) + ";", 5);
+    else
+        w.line("float start = floor(" + a + " / " + f(S) + ") * " + f(S) + ";", 3);
+    w.line("float j = " + a + " - start;", 1);
+    w.line("vec2 s = vec2(0.0), acc = vec2(0.0);", 0);
+    for (int i = 0; i < S; ++i) {
+        const int t = anticausal ? S - 1 - i : i;
+        const std::string x = w.fetchAt(0, at(axis, "start + " + f(t + 0.5)));
+        if (real) w.line("s = u_coef.z * " + x + " + u_coef.x * s;", 2);
+        else w.line("s = cmul(u_coef.zw, " + x + ") + cmul(u_coef.xy, s);", 5);
+        w.line("acc += s * step(abs(j - " + f(t) + "), 0.5);", 3);
+    }
+    return w.finish(out.complex ? "acc" : "vec2(acc.x, 0.0)", out);
+}
+
+/// The state the first strip starts from: the causal steady state (u_start.zw times the first
+/// input, slot 3) or the anticausal border state (texel 0 of slot 3).
+std::string startState(FragmentWriter& w, int axis, bool anticausal) {
+    const std::string first = w.fetchAt(3, at(axis, "0.5"));
+    return anticausal ? first : "cmul(u_start.zw, " + first + ")";
+}
+
+/// One carry of the block form: the true state at the end of strip k (texel u_start.x along the
+/// axis) is the zero-state response there (slot 0) plus p^S (u_start... u_coef.xy) times the
+/// previous strip's true state (slot 1 at u_start.y, or the start state for the first strip).
+FragmentShader carryShader(bool es3, int axis, bool anticausal, bool first, const PlaneFormat& zero,
+                           const PlaneFormat& start, const PlaneFormat& out) {
+    FragmentWriter w(std::string("recursive.block.carry ") + axisName(axis) + (first ? " first" : ""), es3);
+    w.input(0, zero);
+    if (!first) w.input(1, out);
+    if (first) w.input(3, start);
+    w.uniform("u_start");  // x: this strip's end, y: the previous strip's end; zw: steady-state gain
+    w.uniform("u_coef");   // xy: p^S
+    const std::string previous = first ? startState(w, axis, anticausal) : w.fetchAt(1, at(axis, "u_start.y"));
+    w.line("vec2 carried = " + w.fetchAt(0, at(axis, "u_start.x")) + " + cmul(u_coef.xy, " + previous + ");", 3);
+    return w.finish(out.complex ? "carried" : "vec2(carried.x, 0.0)", out);
+}
+
+/// The block form's last draw: every sample's true value, its zero-state response (slot 0) plus
+/// p^(j+1) times the true state before its strip: the carry of the previous strip (slot 1 for
+/// even strips' predecessors, slot 2 for odd) or the start state (slot 3) in the first strip.
+FragmentShader fixupShader(bool es3, int axis, bool anticausal, int S, int N, const PlaneFormat& zero,
+                           const PlaneFormat& carry, const PlaneFormat& start, const PlaneFormat& out) {
+    FragmentWriter w(std::string("recursive.block.fix-up ") + axisName(axis) + " " + (anticausal ? "anticausal" : "causal") +
+                         " S=" + std::to_string(S),
+                     es3);
+    w.input(0, zero);
+    w.input(1, carry);
+    w.input(2, carry);
+    w.input(3, start);
+    w.uniform("u_start");  // zw: steady-state gain
+    w.uniform("u_coef");   // x: log |p|, y: arg p
+    const std::string a = axis == 0 ? "floor(pos.x)" : "floor(pos.y)";
+    if (anticausal) {
+        w.line("float k = floor((" + f(N - 1) + " - " + a + ") / " + f(S) + ");", 3);
+        w.line("float j = " + f(N - 1) + " - k * " + f(S) + " - " + a + ";", 2);
+        w.line("float before = " + f(N + 0.5) + " - k * " + f(S) + ";", 1);
+    } else {
+        w.line("float k = floor(" + a + " / " + f(S) + ");", 2);
+        w.line("float j = " + a + " - k * " + f(S) + ";", 1);
+        w.line("float before = k * " + f(S) + " - 0.5;", 1);
+    }
+    w.line("vec2 even = " + w.fetchAt(1, at(axis, "before")) + ", odd = " + w.fetchAt(2, at(axis, "before")) + ";", 0);
+    w.line("vec2 previous = k < 0.5 ? " + startState(w, axis, anticausal) + " : (mod(k, 2.0) > 0.5 ? even : odd);", 4);
+    w.line("float n = j + 1.0;", 1);
+    w.line("vec2 power = exp(n * u_coef.x) * vec2(cos(n * u_coef.y), sin(n * u_coef.y));", 6);
+    w.line("vec2 value = " + w.fetch(0, "") + " + cmul(power, previous);", 3);
+    return w.finish(out.complex ? "value" : "vec2(value.x, 0.0)", out);
+}
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::blockSection(C pole, C gain, int axis, bool anticausal, int S, bool real,
+                                                     const Value& in, const Value& start, const PlaneFormat& out) {
+    const int N = axis == 0 ? format_.width : format_.height;
+    const C steady = gain / (1.0 - pole);
+    const Value zero = full(zeroStateShader(!packed_, axis, anticausal, S, N, real, in.format, out), {in}, out,
+                            {{"u_coef", vec4Of(pole, gain)}});
+    // Carries, strip by strip (only strips that have a successor): carry k goes to plane k % 2.
+    const int strips = (N + S - 1) / S;
+    const Value carry[2] = {Value{acquire(), out}, Value{acquire(), out}};
+    const C pS = std::pow(pole, S);
+    Step step;
+    auto end = [&](int k) { return anticausal ? N - (k + 1) * S : (k + 1) * S - 1; };
+    for (int k = 0; k + 1 < strips; ++k) {
+        const bool first = k == 0;
+        const std::vector<float> u = {static_cast<float>(end(k) + 0.5), static_cast<float>(first ? 0 : end(k - 1) + 0.5),
+                                      static_cast<float>(steady.real()), static_cast<float>(steady.imag())};
+        Draw d = makeDraw(carryShader(!packed_, axis, anticausal, first, out, start.format, out),
+                          {zero, first ? Value{} : carry[(k + 1) % 2], Value{}, first ? start : Value{}}, carry[k % 2],
+                          {{"u_start", u}, {"u_coef", vec4Of(pS, 0.0)}});
+        if (axis == 0) d.x = end(k), d.y = 0, d.w = 1, d.h = format_.height;
+        else d.x = 0, d.y = end(k), d.w = format_.width, d.h = 1;
+        step.draws.push_back(d);
+    }
+    if (!step.draws.empty()) {
+        steps_.push_back(step);
+        passes_.push_back({"recursive.block.carry " + std::string(axisName(axis)), describe(out),
+                           std::to_string(step.draws.size()) + " one-texel-wide draws"});
+    }
+    const Value fixed = full(fixupShader(!packed_, axis, anticausal, S, N, out, out, start.format, out),
+                             {zero, carry[0], carry[1], start}, out,
+                             {{"u_start", {0.0f, 0.0f, static_cast<float>(steady.real()), static_cast<float>(steady.imag())}},
+                              {"u_coef", {static_cast<float>(std::log(std::abs(pole))), static_cast<float>(std::arg(pole)), 0.0f, 0.0f}}});
+    release(zero);
+    release(carry[0]);
+    release(carry[1]);
+    return fixed;
+}
+
 FragmentBackend::Value FragmentBackend::section(const cpu::CascadeFloat& cf, int axis, int k, bool anticausal,
                                                 const Value& in, const Value& border, const PlaneFormat& out) {
     const int N = axis == 0 ? format_.width : format_.height;
@@ -395,6 +520,8 @@ FragmentBackend::Value FragmentBackend::section(const cpu::CascadeFloat& cf, int
     // The widest strip, up to the unroll limit, whose shaders (first and carried) fit the budget.
     int S = std::max(1, std::min(limits_.unrollLimit, N));
     while (S > 1 && !(fits(shaderFor(true, S).cost, limits_.budget) && fits(shaderFor(false, S).cost, limits_.budget))) --S;
+    if (limits_.blockForm)
+        return blockSection(poles[k], gains[k], axis, anticausal, S, real, in, anticausal ? border : in, out);
     const C steady = gains[k] / (1.0 - poles[k]);
     Step step;
     const int strips = (N + S - 1) / S;

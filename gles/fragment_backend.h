@@ -1,5 +1,6 @@
 #pragma once
 
+#include <complex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct FragmentLimits {
     bool floatTargets = false;  ///< RGBA32F render targets (GLES 3.0+); else packed RGBA8
     ShaderCost budget;          ///< the most one shader may cost
     int unrollLimit = 0;        ///< strip width cap (iterations a loop unrolls to)
+    /// Recursive filters in the block form (all strips' zero-state responses in one draw, a carry
+    /// draw per strip, one fix-up draw) instead of one draw per strip; docs/performance.md.
+    bool blockForm = false;
 };
 
 /// The fragment backend (DESIGN.md): every stage as full-screen or strip draws of generated
@@ -96,6 +100,8 @@ private:
     Value recursiveAxis(const cpu::CascadeFloat& f, int axis, const Value& in, bool complexOut);
     Value section(const cpu::CascadeFloat& f, int axis, int k, bool anticausal, const Value& in, const Value& border,
                   const PlaneFormat& out);
+    Value blockSection(std::complex<double> pole, std::complex<double> gain, int axis, bool anticausal, int S, bool real,
+                       const Value& in, const Value& start, const PlaneFormat& out);
     Value gaborDirectAxis(const cpu::GaborTaps& taps, int axis, const Value& in);
     Value gabor(const cpu::GaborPlan& plan, const Value& in);
     Value edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Value& in);

@@ -25,15 +25,17 @@ struct Case {
     std::string board;
     std::string chain;
     Size size;
+    bool block = false;  // gles-fragment: recursive filters in the block form
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-    *os << nickOf(kBackendKinds, c.backend) << " board=" << c.board << " \"" << c.chain << "\" " << c.size.w << "x"
-        << c.size.h;
+    *os << nickOf(kBackendKinds, c.backend) << (c.block ? " (block form)" : "") << " board=" << c.board << " \""
+        << c.chain << "\" " << c.size.w << "x" << c.size.h;
 }
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
-    std::string n = std::string(nickOf(kBackendKinds, info.param.backend)) + "_" + info.param.board + "_" +
+    std::string n = std::string(nickOf(kBackendKinds, info.param.backend)) + (info.param.block ? "_block" : "") + "_" +
+                    info.param.board + "_" +
                     test::caseLabel(info.param.chain, info.param.size) + "_" + std::to_string(info.index);
     for (char& c : n)
         if (c == '-') c = '_';
@@ -67,7 +69,7 @@ TEST_P(GlesVsReference, WithinBudget) {
     ASSERT_TRUE(ref.configure(chain, fmt));
     std::unique_ptr<Backend> gpu;
     std::string fallback;
-    const Status s = startBackend(c.backend, BackendOptions{0, c.board}, chain, fmt, &gpu, &fallback);
+    const Status s = startBackend(c.backend, BackendOptions{0, c.board, c.block}, chain, fmt, &gpu, &fallback);
     ASSERT_TRUE(s) << s.message();
     if (fallback.find("passes per axis within this board's shader budget") != std::string::npos) {
         // The documented outcome for a direct blur too wide for a small board's budget: the
@@ -150,20 +152,23 @@ std::vector<Case> cases() {
         BackendKind backend;
         const char* board;
         std::vector<Size> sizes;
+        bool block = false;
     };
     const Target targets[] = {{BackendKind::GlesCompute, "host", all},
                               {BackendKind::GlesCompute, "rpi4", {{2, 3}, {131, 67}}},
                               {BackendKind::GlesFragment, "host", all},
                               {BackendKind::GlesFragment, "rpi4", {{2, 3}, {131, 67}}},
                               {BackendKind::GlesFragment, "rpi3", {{1, 1}, {9, 1}, {33, 7}, {131, 67}}},
-                              {BackendKind::GlesFragment, "tight", {{1, 9}, {2, 3}, {17, 13}, {131, 67}}}};
+                              {BackendKind::GlesFragment, "tight", {{1, 9}, {2, 3}, {17, 13}, {131, 67}}},
+                              {BackendKind::GlesFragment, "host", {{2, 3}, {33, 7}, {131, 67}}, true},
+                              {BackendKind::GlesFragment, "rpi3", {{9, 1}, {17, 13}, {131, 67}}, true}};
     std::vector<Case> out;
     for (const Target& t : targets) {
         for (const auto& ch : chains())
-            for (Size s : t.sizes) out.push_back({t.backend, t.board, ch, s});
+            for (Size s : t.sizes) out.push_back({t.backend, t.board, ch, s, t.block});
         // The largest size the issue names, for one chain of each stage.
         for (const char* ch : {"blur sigma=3 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges"})
-            out.push_back({t.backend, t.board, ch, {1280, 720}});
+            out.push_back({t.backend, t.board, ch, {1280, 720}, t.block});
     }
     return out;
 }
