@@ -19,6 +19,12 @@
 GST_DEBUG_CATEGORY_STATIC(gst_striate_filter_debug);
 #define GST_CAT_DEFAULT gst_striate_filter_debug
 
+/// GstGL's caps feature (gst/gl/gstglmemory.h), spelled out so the plugin needs no GstGL
+/// library: GL memory is read through the ordinary GstMemory map, which GstGL implements.
+#ifndef GST_CAPS_FEATURE_MEMORY_GL_MEMORY
+#define GST_CAPS_FEATURE_MEMORY_GL_MEMORY "memory:GLMemory"
+#endif
+
 namespace striate::gst {
 
 /// The C++ state behind a filter element (STYLE.md 6): created in instance_init, deleted in
@@ -104,7 +110,16 @@ GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* 
             formats = formatList({"GRAY8", "GRAY16_LE"});
         }
         gst_structure_remove_fields(s, "colorimetry", "chroma-site", nullptr);
+        if (direction == GST_PAD_SRC) {
+            // Upstream may also offer GL memory (glupload): the same formats as textures, read
+            // back per frame.
+            GstStructure* gl = gst_structure_copy(s);
+            GValue glFormats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
+            gst_structure_take_value(gl, "format", &glFormats);
+            result = gst_caps_merge_structure_full(result, gl, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
+        }
         gst_structure_take_value(s, "format", &formats);
+        // System memory out (and in): the structure goes in without GL memory's feature.
         result = gst_caps_merge_structure(result, s);
     }
     if (filter) {
@@ -412,7 +427,9 @@ namespace striate::gst {
 /// Pad templates of a filter subclass: every input format; grey (or, for striateblur, the input
 /// format as well) out.
 void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
-    GstCaps* sink = gst_caps_from_string((std::string("video/x-raw, format=") + kSinkFormats).c_str());
+    GstCaps* sink = gst_caps_from_string((std::string("video/x-raw, format=") + kSinkFormats +
+                                          "; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=" + kSinkFormats)
+                                             .c_str());
     GstCaps* src = gst_caps_from_string(
         (std::string("video/x-raw, format=") + (keepsFormat ? kBlurSrcFormats : kGreyFormats)).c_str());
     gst_element_class_add_pad_template(klass, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));

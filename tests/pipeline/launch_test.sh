@@ -37,5 +37,21 @@ run "16-bit edge strength" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=fa
 run "sigma=0 refused" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false ! striateblur sigma=0 ! fakesink
 grep -q "sigma" err.txt && pass "sigma=0 warning names the property" || fail "sigma=0 warning: $(cat err.txt)"
 
+# GL memory from glupload (GstGL headless on Mesa: PLATFORM-NOTES.md). The elements read the
+# textures back and output system memory (a GPU-resident chain is not built yet): the acceptance
+# line runs, and the edges equal those of the same frames in system memory.
+export GST_GL_WINDOW=egl-device GST_GL_API=gles2
+run "glupload ! striateblur ! gldownload" gst-launch-1.0 -q striatesrc num-buffers=10 ! glupload ! striateblur sigma=8 \
+    ! gldownload ! fakesink
+for backend in cpu gles-fragment; do
+    run "GL memory in, $backend" gst-launch-1.0 -q striatesrc num-buffers=4 is-live=false seed=3 \
+        ! video/x-raw,format=GRAY8,width=96,height=64 ! glupload ! striateedges backend=$backend ! gldownload \
+        ! filesink location=gl-$backend.raw
+done
+run "system memory" gst-launch-1.0 -q striatesrc num-buffers=4 is-live=false seed=3 \
+    ! video/x-raw,format=GRAY8,width=96,height=64 ! striateedges backend=cpu ! filesink location=sys.raw
+cmp -s gl-cpu.raw sys.raw && pass "GL memory in: the same edges" || fail "GL memory in: edges differ"
+[ -s gl-gles-fragment.raw ] && pass "GL memory in, GLES backend output" || fail "GL memory in, GLES backend output"
+
 echo "$failures failed"
 [ "$failures" -eq 0 ]
