@@ -48,3 +48,11 @@ compare "blur sigma 8, grey out" \
 compare "blur sigma 8, I420 through" \
   "striateblur sigma=8 backend=cpu" \
   "videoconvert ! video/x-raw,format=GRAY8 ! cvsmooth type=gaussian kernel-width=49 kernel-height=49 color=8"
+# The GLES backends against GstGL's own blur (headless GstGL on Mesa: PLATFORM-NOTES.md). A board is
+# named so that auto's preference for cpu on a software renderer does not apply.
+export GST_GL_WINDOW=egl-device GST_GL_API=gles2
+for backend in gles-fragment gles-compute; do
+  compare "blur sigma 3 on $backend vs gleffects" \
+    "striateblur sigma=3 method=direct backend=$backend board=host ! video/x-raw,format=GRAY8" \
+    "glupload ! glcolorconvert ! gleffects effect=blur ! gldownload"
+done
