@@ -107,6 +107,14 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
     fallback->clear();
     if (Status s = chain.validate(); !s) return s;
     if (Status s = validateFrameFormat(format); !s) return s;
+#ifdef STRIATE_HAVE_PROBE
+    // A misspelt board is an error whichever backend runs, not something a cpu run ignores.
+    if (!options.board.empty() && options.board != "auto" && !findBoardProfile(options.board)) {
+        const BoardProfile* unused = nullptr;
+        std::string chosenBy;
+        return chooseBoardProfile(options.board, Probe{}, &unused, &chosenBy);
+    }
+#endif
     if (kind == BackendKind::Reference) {
         auto r = std::make_unique<reference::ReferenceBackend>();
         if (Status s = r->configure(chain, format); !s) return s;
@@ -128,8 +136,7 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
         BoardLimits limits;
         if (Status b = resolveBoard(options.board, probe, &limits); !b) return b;
         s = startGles(kind, limits, options.blockForm, chain, format, out, &inputError);
-        if (s) return s;
-        if (inputError) return s;
+        if (s || inputError) return s;
     }
     *fallback = s.message();
 #else

@@ -127,6 +127,7 @@ else
     grep -q "packed RGBA8 intermediates" out.txt && grep -q "recursive.section x causal" out.txt &&
         pass "fragment explain lists strips and packing" || fail "fragment explain: $(cat out.txt)"
     expect_error "unknown board in filter" "unknown board 'pi4'" filter in.pgm o.png --chain blur --backend gles-compute --board pi4
+    expect_error "unknown board with cpu" "unknown board 'pi4'" filter in.pgm o.png --chain blur --backend cpu --board pi4
     # The GPU backend runs and explains its passes; one that cannot run under the board warns
     # once and the cpu backend writes the output.
     expect_ok "gles explain" filter in.pgm e.png --chain "blur sigma=2 ! edges" --backend gles-compute --explain
