@@ -8,8 +8,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "board/backend_choice.h"
+#ifdef STRIATE_HAVE_PROBE
+#include "board/profile.h"
+#endif
 #include "core/backend.h"
 #include "core/chain.h"
 #include "core/image.h"
@@ -344,6 +348,14 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
     }
     case PROP_BOARD: {
         const char* v = g_value_get_string(value);
+#ifdef STRIATE_HAVE_PROBE
+        if (v && *v && std::string_view(v) != "auto" && !findBoardProfile(v)) {
+            g_warning("%s: refusing board '%s': not a board profile (auto, rpi0..rpi3, rpi4, rpi5, tight, host); the "
+                      "previous value stays",
+                      GST_OBJECT_NAME(object), v);
+            break;
+        }
+#endif
         std::lock_guard lock(s->mutex);
         s->board = v && *v ? v : "auto";
         s->dirty = true;

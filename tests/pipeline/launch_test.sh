@@ -36,6 +36,8 @@ run "16-bit edge strength" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=fa
 # A refused property value: a warning naming it, the previous value kept, the stream goes on.
 run "sigma=0 refused" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false ! striateblur sigma=0 ! fakesink
 grep -q "sigma" err.txt && pass "sigma=0 warning names the property" || fail "sigma=0 warning: $(cat err.txt)"
+run "board=pi4 refused" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false ! striateblur board=pi4 ! fakesink
+grep -q "refusing board 'pi4'" err.txt && pass "board=pi4 warning names the board" || fail "board warning: $(cat err.txt)"
 
 # GL memory from glupload (GstGL headless on Mesa: PLATFORM-NOTES.md). The elements read the
 # textures back and output system memory (a GPU-resident chain is not built yet): the acceptance
