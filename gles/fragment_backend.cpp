@@ -1001,6 +1001,38 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     result_ = v;
     complexOutput_ = chain.complexOutput();
     const int W = format.width, H = format.height;
+    // A real float result is drawn into an R32F target instead, so the read-back moves 4 bytes a
+    // pixel rather than 16 (where the driver reads R32F as GL_RED / GL_FLOAT).
+    redResult_ = 0;
+    if (!packed_ && !complexOutput_ && failure_ && !steps_.empty() && steps_.back().draws.size() == 1 &&
+        steps_.back().draws[0].target == result_.plane) {
+        GLuint texture = 0, fbo = 0;
+        glGenTextures(1, &texture);
+        glBindTexture(GL_TEXTURE_2D, texture);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, W, H, 0, GL_RED, GL_FLOAT, nullptr);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glGenFramebuffers(1, &fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+        GLint readFormat = 0, readType = 0;
+        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
+            glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_FORMAT, &readFormat);
+            glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_TYPE, &readType);
+        }
+        Plane red;
+        red.texture = texture;
+        red.fbo = fbo;
+        red.width = W;
+        red.height = H;
+        red.busy = true;
+        planes_.push_back(red);
+        if (readFormat == GL_RED && readType == GL_FLOAT) {
+            redResult_ = static_cast<int>(planes_.size()) - 1;
+            steps_.back().draws[0].target = redResult_;
+        }
+    }
+
     readback8_.resize(static_cast<std::size_t>(4) * W * H);
     readbackF_.resize(packed_ ? 0 : static_cast<std::size_t>(4) * W * H);
     real_.reset(W, H);
@@ -1100,6 +1132,18 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     }
     glDisable(GL_SCISSOR_TEST);
     // The result: decoded on the host exactly as the shaders decode.
+    if (redResult_ > 0) {
+        glBindFramebuffer(GL_FRAMEBUFFER, planes_[redResult_].fbo);
+        glPixelStorei(GL_PACK_ALIGNMENT, 4);
+        glPixelStorei(GL_PACK_ROW_LENGTH, static_cast<GLint>(real_.stride()));
+        glReadPixels(0, 0, W, H, GL_RED, GL_FLOAT, real_.data());
+        glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+        *out = ChainOutput{};
+        out->real = real_.view();
+        if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+            return Status::error("gles-fragment: GL error 0x" + std::to_string(e) + " while processing a frame");
+        return {};
+    }
     glBindFramebuffer(GL_FRAMEBUFFER, planes_[result_.plane].fbo);
     const PlaneFormat& rf = result_.format;
     if (packed_) glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, readback8_.data());

@@ -47,6 +47,8 @@ public:
     const std::vector<FragmentShader>& shaders() const { return shaders_; }
     const ContextInfo& context() const { return ctx_->info(); }
     bool packed() const { return packed_; }
+    /// How process() reads the result back: "R32F", "RGBA32F" or "RGBA8 packed".
+    const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : redResult_ > 0 ? "R32F" : "RGBA32F"; }
 
 private:
     FragmentBackend() = default;
@@ -121,6 +123,7 @@ private:
     std::vector<FragmentShader> shaders_;
     unsigned vertexBuffer_ = 0;
     int luma_ = -1;
+    int redResult_ = 0;  // the R32F plane the last draw writes a real float result to, if any
     Value result_, complexResult_;
     bool complexOutput_ = false;
     std::vector<std::uint8_t> lumaUpload_, readback8_;

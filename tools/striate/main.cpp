@@ -164,9 +164,9 @@ int runFilter(int argc, char** argv) {
                 std::printf("  %s -> %s, %s\n", p.name.c_str(), p.format.c_str(), p.grid.c_str());
         }
         if (auto* gpu = dynamic_cast<gles::FragmentBackend*>(backend.get())) {
-            std::printf("gles: %d.%d context on the %s display, %s intermediates, %zu passes per frame\n",
+            std::printf("gles: %d.%d context on the %s display, %s intermediates, %zu passes per frame, read back as %s\n",
                         gpu->context().major, gpu->context().minor, gpu->context().platform.c_str(),
-                        gpu->packed() ? "packed RGBA8" : "RGBA32F", gpu->passes().size());
+                        gpu->packed() ? "packed RGBA8" : "RGBA32F", gpu->passes().size(), gpu->readbackFormat());
             for (const gles::PassInfo& p : gpu->passes())
                 std::printf("  %s -> %s, %s\n", p.name.c_str(), p.format.c_str(), p.grid.c_str());
         }
