@@ -101,13 +101,27 @@ void ComputeBackend::releaseGl() {
     taps_.clear();
 }
 
-Status ComputeBackend::validate(const Chain& chain, const FrameFormat& format) const {
+const std::array<float, 256>& unitValues() {
+    static const std::array<float, 256> table = [] {
+        std::array<float, 256> t{};
+        for (int c = 0; c < 256; ++c) t[c] = static_cast<float>(c / 255.0);
+        return t;
+    }();
+    return table;
+}
+
+Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTextureSize, const char* whose,
+                        const char* backend) {
     if (Status s = chain.validate(); !s) return s;
-    if (format.width > limits_.maxTextureSize || format.height > limits_.maxTextureSize)
-        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) +
-                             " exceeds the GPU's maximum texture size " + std::to_string(limits_.maxTextureSize) +
-                             " (gles-compute does not tile; use backend=cpu)");
+    if (format.width > maxTextureSize || format.height > maxTextureSize)
+        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) + " exceeds " +
+                             whose + " maximum texture size " + std::to_string(maxTextureSize) + " (" + backend +
+                             " does not tile; use backend=cpu)");
     return validateFrameFormat(format);
+}
+
+Status ComputeBackend::validate(const Chain& chain, const FrameFormat& format) const {
+    return validateGpuFrame(chain, format, limits_.maxTextureSize, "the GPU's", name());
 }
 
 Status ComputeBackend::configure(const Chain& chain, const FrameFormat& format) {
@@ -153,9 +167,7 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
     };
     readback_ = buffer(GL_SHADER_STORAGE_BUFFER, sizeof(float) * 2 * W * H, nullptr);
     changed_ = buffer(GL_SHADER_STORAGE_BUFFER, sizeof(GLuint), nullptr);
-    float unit[256];
-    for (int c = 0; c < 256; ++c) unit[c] = static_cast<float>(c / 255.0);
-    unitTable_ = buffer(GL_SHADER_STORAGE_BUFFER, sizeof unit, unit);
+    unitTable_ = buffer(GL_SHADER_STORAGE_BUFFER, sizeof(float) * 256, unitValues().data());
     indirect_ = buffer(GL_DISPATCH_INDIRECT_BUFFER, 3 * sizeof(GLuint), nullptr);
     // Boxes whose padded line exceeds workgroup memory keep it in a storage buffer.
     std::size_t scratch = 0;

@@ -20,6 +20,15 @@ struct GpuLimits {
     int invocations = 0;      ///< compute invocations per workgroup
 };
 
+/// The GLES backends' validate(): the chain, and a frame within [1, maxTextureSize] (they do not
+/// tile), with an error naming the limit (`whose`: "the GPU's", "the board's") and the backend.
+Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTextureSize, const char* whose,
+                        const char* backend);
+
+/// float(c / 255) for every 8-bit code c: the reference's unit values (ALGORITHMS.md 0), which the
+/// GLES backends start from exactly (a shader division need not round correctly).
+const std::array<float, 256>& unitValues();
+
 /// One dispatch or draw as --explain shows it.
 struct PassInfo {
     std::string name;     ///< shader file and its defines

@@ -123,12 +123,7 @@ void FragmentBackend::releaseGl() {
 }
 
 Status FragmentBackend::validate(const Chain& chain, const FrameFormat& format) const {
-    if (Status s = chain.validate(); !s) return s;
-    if (format.width > limits_.maxTextureSize || format.height > limits_.maxTextureSize)
-        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) +
-                             " exceeds the board's maximum texture size " + std::to_string(limits_.maxTextureSize) +
-                             " (gles-fragment does not tile; use backend=cpu)");
-    return validateFrameFormat(format);
+    return validateGpuFrame(chain, format, limits_.maxTextureSize, "the board's", name());
 }
 
 Status FragmentBackend::configure(const Chain& chain, const FrameFormat& format) {
@@ -312,6 +307,21 @@ FragmentBackend::Value FragmentBackend::directGaussian(double sigma, int axis, c
 
 namespace {
 
+/// The unrolled body shared by the strip shaders: the section runs over the strip's S samples
+/// (from `start`, in processing order) from the state `s`, and the fragment keeps step j.
+FragmentShader finishStrip(FragmentWriter& w, int axis, bool anticausal, int S, bool real, const std::string& start,
+                           const PlaneFormat& out) {
+    w.line("vec2 acc = vec2(0.0);", 0);
+    for (int i = 0; i < S; ++i) {
+        const int t = anticausal ? S - 1 - i : i;
+        const std::string x = w.fetchAt(0, at(axis, start + " + " + f(t + 0.5)));
+        if (real) w.line("s = u_coef.z * " + x + " + u_coef.x * s;", 2);
+        else w.line("s = cmul(u_coef.zw, " + x + ") + cmul(u_coef.xy, s);", 5);
+        w.line("acc += s * step(abs(j - " + f(t) + "), 0.5);", 3);
+    }
+    return w.finish(out.complex ? "acc" : "vec2(acc.x, 0.0)", out);
+}
+
 /// One first-order section over a strip of S samples (docs/algorithms.md, "strips"): the
 /// fragment at offset j in the strip runs the recursion over all S samples from the carried state
 /// and keeps step j (everything unrolled; S + 1 fetches). Causal strips start at u_strip.x and run
@@ -340,15 +350,7 @@ FragmentShader sectionShader(bool es3, int axis, bool anticausal, bool first, in
     } else {
         w.line("vec2 s = cmul(u_strip.zw, " + w.fetchAt(0, at(axis, "0.5")) + ");", 2);
     }
-    w.line("vec2 acc = vec2(0.0);", 0);
-    for (int i = 0; i < S; ++i) {
-        const int t = anticausal ? S - 1 - i : i;
-        const std::string x = w.fetchAt(0, at(axis, "u_strip.x + " + f(t + 0.5)));
-        if (real) w.line("s = u_coef.z * " + x + " + u_coef.x * s;", 2);
-        else w.line("s = cmul(u_coef.zw, " + x + ") + cmul(u_coef.xy, s);", 5);
-        w.line("acc += s * step(abs(j - " + f(t) + "), 0.5);", 3);
-    }
-    return w.finish(out.complex ? "acc" : "vec2(acc.x, 0.0)", out);
+    return finishStrip(w, axis, anticausal, S, real, "u_strip.x", out);
 }
 
 std::vector<float> vec4Of(C a, C b) {
@@ -401,15 +403,8 @@ FragmentShader zeroStateShader(bool es3, int axis, bool anticausal, int S, int N
     else
         w.line("float start = floor(" + a + " / " + f(S) + ") * " + f(S) + ";", 3);
     w.line("float j = " + a + " - start;", 1);
-    w.line("vec2 s = vec2(0.0), acc = vec2(0.0);", 0);
-    for (int i = 0; i < S; ++i) {
-        const int t = anticausal ? S - 1 - i : i;
-        const std::string x = w.fetchAt(0, at(axis, "start + " + f(t + 0.5)));
-        if (real) w.line("s = u_coef.z * " + x + " + u_coef.x * s;", 2);
-        else w.line("s = cmul(u_coef.zw, " + x + ") + cmul(u_coef.xy, s);", 5);
-        w.line("acc += s * step(abs(j - " + f(t) + "), 0.5);", 3);
-    }
-    return w.finish(out.complex ? "acc" : "vec2(acc.x, 0.0)", out);
+    w.line("vec2 s = vec2(0.0);", 0);
+    return finishStrip(w, axis, anticausal, S, real, "start", out);
 }
 
 /// The state the first strip starts from: the causal steady state (u_start.zw times the first
@@ -1035,6 +1030,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
 
     readback8_.resize(static_cast<std::size_t>(4) * W * H);
     readbackF_.resize(packed_ ? 0 : static_cast<std::size_t>(4) * W * H);
+    unitUpload_.resize(packed_ ? 0 : static_cast<std::size_t>(W) * H);
     real_.reset(W, H);
     if (complexOutput_) complex_.reset(W, H);
     if (failure_) {
@@ -1066,9 +1062,7 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         }
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE, pixels);
     } else {
-        float unit[256];
-        for (int c = 0; c < 256; ++c) unit[c] = static_cast<float>(c / 255.0);
-        unitUpload_.resize(static_cast<std::size_t>(W) * H);
+        const std::array<float, 256>& unit = unitValues();
         for (int y = 0; y < H; ++y)
             for (int x = 0; x < W; ++x) unitUpload_[static_cast<std::size_t>(y) * W + x] = unit[luma.row(y)[x]];
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_FLOAT, unitUpload_.data());
@@ -1108,12 +1102,10 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         if (packed_) {
             glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
         } else {
-            readbackF_.resize(static_cast<std::size_t>(4) * W * H);
             glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, readbackF_.data());
             for (std::size_t i = 0; i < readbackF_.size(); i += 4) (*dst)[i] = static_cast<std::uint8_t>(readbackF_[i] * 255 + 0.5f);
         }
     };
-    std::vector<std::uint8_t> before, after;
     for (const Step& step : steps_) {
         if (!step.repeatUntilStable) {
             for (const Draw& d : step.draws) run(d);
@@ -1121,6 +1113,8 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         }
         // Each pair of draws moves an edge at least one pixel along every unfinished path, so
         // W * H pairs always reach the fixed point; the host compares once per batch.
+        std::vector<std::uint8_t>& before = classesBefore_;
+        std::vector<std::uint8_t>& after = classesAfter_;
         readClasses(step.watched, &before);
         for (long pairs = 0; pairs < static_cast<long>(W) * H + kHysteresisBatch; pairs += kHysteresisBatch) {
             for (int i = 0; i < kHysteresisBatch; ++i)

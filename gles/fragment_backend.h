@@ -126,7 +126,7 @@ private:
     int redResult_ = 0;  // the R32F plane the last draw writes a real float result to, if any
     Value result_, complexResult_;
     bool complexOutput_ = false;
-    std::vector<std::uint8_t> lumaUpload_, readback8_;
+    std::vector<std::uint8_t> lumaUpload_, readback8_, classesBefore_, classesAfter_;  // reused across frames
     std::vector<float> readbackF_, unitUpload_;
     Image<float> real_;
     Image<Complex32> complex_;

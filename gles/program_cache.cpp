@@ -2,6 +2,7 @@
 
 #include <GLES3/gl31.h>
 
+#include <initializer_list>
 #include <sstream>
 
 #include "gles/shader_files.h"
@@ -37,6 +38,55 @@ Status failure(const std::string& name, const char* what, GLuint object, bool pr
 
 } // namespace
 
+namespace {
+
+/// Compiles one shader stage; an error names the program and the stage.
+Status compileStage(GLenum type, const std::string& name, const std::string& text, GLuint* out) {
+    const GLuint shader = glCreateShader(type);
+    const char* src = text.c_str();
+    glShaderSource(shader, 1, &src, nullptr);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        const Status s = failure(name, "compile", shader, false);
+        glDeleteShader(shader);
+        return s;
+    }
+    *out = shader;
+    return {};
+}
+
+/// Links compiled shaders into a program (attribute 0 is a_position where there is one) and
+/// deletes the shaders; an error names the program.
+Status linkProgram(const std::string& name, std::initializer_list<GLuint> shaders, GLuint* out) {
+    const GLuint p = glCreateProgram();
+    for (GLuint sh : shaders) glAttachShader(p, sh);
+    glBindAttribLocation(p, 0, "a_position");
+    glLinkProgram(p);
+    for (GLuint sh : shaders) glDeleteShader(sh);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        const Status s = failure(name, "link", p, true);
+        glDeleteProgram(p);
+        return s;
+    }
+    *out = p;
+    return {};
+}
+
+const char* kFullScreenVertex100 =
+    "#version 100\n"
+    "attribute vec2 a_position;\n"
+    "void main() { gl_Position = vec4(a_position, 0.0, 1.0); }\n";
+const char* kFullScreenVertex300 =
+    "#version 300 es\n"
+    "in vec2 a_position;\n"
+    "void main() { gl_Position = vec4(a_position, 0.0, 1.0); }\n";
+
+} // namespace
+
 ProgramCache::~ProgramCache() {
     for (auto& [key, program] : programs_) glDeleteProgram(program);
 }
@@ -60,61 +110,13 @@ Status ProgramCache::computeFromSource(const std::string& name, const std::strin
     std::string text = "#version 310 es\n";
     for (const auto& [k, v] : defines) text += "#define " + k + " " + v + "\n";
     text += "#line 1\n" + source;
-    const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
-    const char* src = text.c_str();
-    glShaderSource(shader, 1, &src, nullptr);
-    glCompileShader(shader);
-    GLint ok = GL_FALSE;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        const Status s = failure(name, "compile", shader, false);
-        glDeleteShader(shader);
-        return s;
-    }
-    const GLuint p = glCreateProgram();
-    glAttachShader(p, shader);
-    glLinkProgram(p);
-    glDeleteShader(shader);
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        const Status s = failure(name, "link", p, true);
-        glDeleteProgram(p);
-        return s;
-    }
+    GLuint shader = 0, p = 0;
+    if (Status s = compileStage(GL_COMPUTE_SHADER, name, text, &shader); !s) return s;
+    if (Status s = linkProgram(name, {shader}, &p); !s) return s;
     programs_[key] = p;
     *program = p;
     return {};
 }
-
-namespace {
-
-/// Compiles one shader stage; an error names the program and the stage.
-Status compileStage(GLenum type, const std::string& name, const std::string& text, GLuint* out) {
-    const GLuint shader = glCreateShader(type);
-    const char* src = text.c_str();
-    glShaderSource(shader, 1, &src, nullptr);
-    glCompileShader(shader);
-    GLint ok = GL_FALSE;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        const Status s = failure(name, "compile", shader, false);
-        glDeleteShader(shader);
-        return s;
-    }
-    *out = shader;
-    return {};
-}
-
-const char* kFullScreenVertex100 =
-    "#version 100\n"
-    "attribute vec2 a_position;\n"
-    "void main() { gl_Position = vec4(a_position, 0.0, 1.0); }\n";
-const char* kFullScreenVertex300 =
-    "#version 300 es\n"
-    "in vec2 a_position;\n"
-    "void main() { gl_Position = vec4(a_position, 0.0, 1.0); }\n";
-
-} // namespace
 
 Status ProgramCache::fragment(const std::string& name, const std::string& source, unsigned* program) {
     const std::string key = "fragment|" + source;
@@ -130,20 +132,8 @@ Status ProgramCache::fragment(const std::string& name, const std::string& source
         glDeleteShader(vs);
         return s;
     }
-    const GLuint p = glCreateProgram();
-    glAttachShader(p, vs);
-    glAttachShader(p, fs);
-    glBindAttribLocation(p, 0, "a_position");
-    glLinkProgram(p);
-    glDeleteShader(vs);
-    glDeleteShader(fs);
-    GLint ok = GL_FALSE;
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        const Status s = failure(name, "link", p, true);
-        glDeleteProgram(p);
-        return s;
-    }
+    GLuint p = 0;
+    if (Status s = linkProgram(name, {vs, fs}, &p); !s) return s;
     programs_[key] = p;
     *program = p;
     return {};
