@@ -29,19 +29,21 @@ const Probe& machine() {
     return probe;
 }
 
+gles::FragmentLimits fragmentLimitsOf(const BoardLimits& limits, bool blockForm) {
+    return gles::FragmentLimits{limits.maxTextureSize, limits.floatTargets,
+                                gles::ShaderCost{limits.budget.alu, limits.budget.textureFetches,
+                                                 limits.budget.dependentDepth, limits.budget.uniformVectors},
+                                limits.unrollLimit, blockForm};
+}
+
 /// A GLES backend of `kind` under the board's limits, or the reason it cannot run.
 Status startGles(BackendKind kind, const BoardLimits& limits, bool blockForm, const Chain& chain,
                  const FrameFormat& format, std::unique_ptr<Backend>* out, bool* inputError) {
     *inputError = false;
     std::unique_ptr<Backend> b;
     if (kind == BackendKind::GlesFragment) {
-        const gles::FragmentLimits fragment{
-            limits.maxTextureSize, limits.floatTargets,
-            gles::ShaderCost{limits.budget.alu, limits.budget.textureFetches, limits.budget.dependentDepth,
-                             limits.budget.uniformVectors},
-            limits.unrollLimit, blockForm};
         std::unique_ptr<gles::FragmentBackend> f;
-        if (Status s = gles::FragmentBackend::create(fragment, &f); !s) return s;
+        if (Status s = gles::FragmentBackend::create(fragmentLimitsOf(limits, blockForm), &f); !s) return s;
         b = std::move(f);
     } else {
         if (!limits.compute)
@@ -101,6 +103,17 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
     return {};
 #endif
 }
+
+#ifdef STRIATE_HAVE_PROBE
+Status fragmentLimits(const BackendOptions& options, gles::FragmentLimits* out) {
+    const Probe& probe = machine();
+    if (!probe.gpu) return Status::error("no GLES context: " + probe.gpuError);
+    BoardLimits limits;
+    if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
+    *out = fragmentLimitsOf(limits, options.blockForm);
+    return {};
+}
+#endif
 
 Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                     std::unique_ptr<Backend>* out, std::string* fallback) {

@@ -28,4 +28,17 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
 /// The backend `auto` picks on this machine and board, and why (striate probe).
 Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason);
 
+#ifdef STRIATE_HAVE_PROBE
+} // namespace striate
+namespace striate::gles {
+struct FragmentLimits;
+}
+namespace striate {
+/// The fragment backend's limits under the board profile of `options` on this machine, as
+/// startBackend applies them, for a backend made inside someone else's context
+/// (gles::FragmentBackend::createInCurrentContext: GstGL's). Call it outside that context: the
+/// first call probes the machine with a context of its own, made current and released.
+Status fragmentLimits(const BackendOptions& options, gles::FragmentLimits* out);
+#endif
+
 } // namespace striate

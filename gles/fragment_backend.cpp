@@ -92,25 +92,44 @@ std::array<C, 3> sectionGains(const std::array<C, 3>& poles, double B) {
 Status FragmentBackend::create(const FragmentLimits& limits, std::unique_ptr<FragmentBackend>* out) {
     std::unique_ptr<FragmentBackend> b(new FragmentBackend());
     if (Status s = EglContext::create(&b->ctx_); !s) return s;
-    b->limits_ = limits;
-    b->packed_ = !limits.floatTargets || b->ctx_->info().major < 3;
+    b->info_ = b->ctx_->info();
     if (Status s = b->ctx_->makeCurrent(); !s) return s;
-    b->cache_ = std::make_unique<ProgramCache>(b->ctx_->info().major, b->ctx_->info().minor);
-    const float triangle[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
-    glGenBuffers(1, &b->vertexBuffer_);
-    glBindBuffer(GL_ARRAY_BUFFER, b->vertexBuffer_);
-    glBufferData(GL_ARRAY_BUFFER, sizeof triangle, triangle, GL_STATIC_DRAW);
+    b->init(limits);
     b->ctx_->release();
     *out = std::move(b);
     return {};
 }
 
+Status FragmentBackend::createInCurrentContext(const FragmentLimits& limits, std::unique_ptr<FragmentBackend>* out) {
+    std::unique_ptr<FragmentBackend> b(new FragmentBackend());
+    const char* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    if (!version) return Status::error("gles-fragment: no GLES context is current on this thread");
+    if (std::sscanf(version, "OpenGL ES %d.%d", &b->info_.major, &b->info_.minor) != 2)
+        return Status::error(std::string("gles-fragment needs an OpenGL ES context; the current one is '") + version + "'");
+    b->info_.platform = "shared";
+    b->init(limits);
+    *out = std::move(b);
+    return {};
+}
+
+/// The part of creation that runs with the context current.
+void FragmentBackend::init(const FragmentLimits& limits) {
+    limits_ = limits;
+    packed_ = !limits.floatTargets || info_.major < 3;
+    cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
+    const float triangle[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
+    glGenBuffers(1, &vertexBuffer_);
+    glBindBuffer(GL_ARRAY_BUFFER, vertexBuffer_);
+    glBufferData(GL_ARRAY_BUFFER, sizeof triangle, triangle, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
 FragmentBackend::~FragmentBackend() {
-    if (!ctx_ || !ctx_->makeCurrent()) return;
+    if (!makeCurrent()) return;
     releaseGl();
     if (vertexBuffer_) glDeleteBuffers(1, &vertexBuffer_);
     cache_.reset();
-    ctx_->release();
+    releaseCurrent();
 }
 
 void FragmentBackend::releaseGl() {
@@ -120,6 +139,7 @@ void FragmentBackend::releaseGl() {
     }
     planes_.clear();
     steps_.clear();
+    inputPlane_ = importPlane_ = outputPlane_ = -1;
 }
 
 Status FragmentBackend::validate(const Chain& chain, const FrameFormat& format) const {
@@ -128,9 +148,9 @@ Status FragmentBackend::validate(const Chain& chain, const FrameFormat& format) 
 
 Status FragmentBackend::configure(const Chain& chain, const FrameFormat& format) {
     if (Status s = validate(chain, format); !s) return s;
-    if (Status s = ctx_->makeCurrent(); !s) return s;
+    if (Status s = makeCurrent(); !s) return s;
     const Status s = configureCurrent(chain, format);
-    ctx_->release();
+    releaseCurrent();
     return s;
 }
 
@@ -150,13 +170,17 @@ int FragmentBackend::acquire(int width, int height) {
             planes_[i].busy = true;
             return static_cast<int>(i);
         }
+    return newPlane(width, height, !packed_);
+}
+
+int FragmentBackend::newPlane(int width, int height, bool floatTexels) {
     Plane p;
     p.width = width;
     p.height = height;
     p.busy = true;
     glGenTextures(1, &p.texture);
     glBindTexture(GL_TEXTURE_2D, p.texture);
-    if (packed_) glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    if (!floatTexels) glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
     else glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
     // Nearest: every fetch is a texel centre. Clamp to edge: replicate borders for free.
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -167,7 +191,7 @@ int FragmentBackend::acquire(int width, int height) {
     glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, p.texture, 0);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-        fail(std::string("gles-fragment: an ") + (packed_ ? "RGBA8" : "RGBA32F") + " render target is incomplete");
+        fail(std::string("gles-fragment: an ") + (floatTexels ? "RGBA32F" : "RGBA8") + " render target is incomplete");
     planes_.push_back(p);
     return static_cast<int>(planes_.size()) - 1;
 }
@@ -1042,60 +1066,46 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
 
 Status FragmentBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out) {
     if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
-    if (Status s = ctx_->makeCurrent(); !s) return s;
+    if (Status s = makeCurrent(); !s) return s;
     const Status s = processCurrent(luma, out);
-    ctx_->release();
+    releaseCurrent();
     return s;
 }
 
-Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
-    const int W = format_.width, H = format_.height;
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glBindTexture(GL_TEXTURE_2D, planes_[luma_].texture);
-    if (packed_) {
-        // GLES 2.0 has no unpack row length: strided rows are copied tight first.
-        const std::uint8_t* pixels = luma.data;
-        if (luma.stride != W) {
-            lumaUpload_.resize(static_cast<std::size_t>(W) * H);
-            for (int y = 0; y < H; ++y) std::memcpy(&lumaUpload_[static_cast<std::size_t>(y) * W], luma.row(y), W);
-            pixels = lumaUpload_.data();
-        }
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE, pixels);
+void FragmentBackend::run(const Draw& d) {
+    const Plane& t = planes_[d.target];
+    glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
+    glViewport(0, 0, t.width, t.height);
+    if (d.w > 0) {
+        glEnable(GL_SCISSOR_TEST);
+        glScissor(d.x, d.y, d.w, d.h);
     } else {
-        const std::array<float, 256>& unit = unitValues();
-        for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x) unitUpload_[static_cast<std::size_t>(y) * W + x] = unit[luma.row(y)[x]];
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_FLOAT, unitUpload_.data());
+        glDisable(GL_SCISSOR_TEST);
     }
+    glUseProgram(d.program);
+    for (const UniformValue& u : d.uniforms) {
+        const GLsizei count = static_cast<GLsizei>(u.values.size()) / u.components;
+        if (u.components == 2) glUniform2fv(u.location, count, u.values.data());
+        else glUniform4fv(u.location, count, u.values.data());
+    }
+    for (std::size_t i = 0; i < d.inputs.size(); ++i) {
+        if (d.inputs[i] < 0) continue;
+        glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
+        glBindTexture(GL_TEXTURE_2D, planes_[d.inputs[i]].texture);
+    }
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+}
 
+void FragmentBackend::beginDraws() {
     glBindBuffer(GL_ARRAY_BUFFER, vertexBuffer_);
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
     glDisable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
-    auto run = [&](const Draw& d) {
-        const Plane& t = planes_[d.target];
-        glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
-        glViewport(0, 0, t.width, t.height);
-        if (d.w > 0) {
-            glEnable(GL_SCISSOR_TEST);
-            glScissor(d.x, d.y, d.w, d.h);
-        } else {
-            glDisable(GL_SCISSOR_TEST);
-        }
-        glUseProgram(d.program);
-        for (const UniformValue& u : d.uniforms) {
-            const GLsizei count = static_cast<GLsizei>(u.values.size()) / u.components;
-            if (u.components == 2) glUniform2fv(u.location, count, u.values.data());
-            else glUniform4fv(u.location, count, u.values.data());
-        }
-        for (std::size_t i = 0; i < d.inputs.size(); ++i) {
-            if (d.inputs[i] < 0) continue;
-            glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
-            glBindTexture(GL_TEXTURE_2D, planes_[d.inputs[i]].texture);
-        }
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-    };
+}
+
+void FragmentBackend::runSteps() {
+    const int W = format_.width, H = format_.height;
     auto readClasses = [&](int plane, std::vector<std::uint8_t>* dst) {
         glBindFramebuffer(GL_FRAMEBUFFER, planes_[plane].fbo);
         dst->resize(static_cast<std::size_t>(4) * W * H);
@@ -1125,6 +1135,30 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         }
     }
     glDisable(GL_SCISSOR_TEST);
+}
+
+Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
+    const int W = format_.width, H = format_.height;
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glBindTexture(GL_TEXTURE_2D, planes_[luma_].texture);
+    if (packed_) {
+        // GLES 2.0 has no unpack row length: strided rows are copied tight first.
+        const std::uint8_t* pixels = luma.data;
+        if (luma.stride != W) {
+            lumaUpload_.resize(static_cast<std::size_t>(W) * H);
+            for (int y = 0; y < H; ++y) std::memcpy(&lumaUpload_[static_cast<std::size_t>(y) * W], luma.row(y), W);
+            pixels = lumaUpload_.data();
+        }
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE, pixels);
+    } else {
+        const std::array<float, 256>& unit = unitValues();
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) unitUpload_[static_cast<std::size_t>(y) * W + x] = unit[luma.row(y)[x]];
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_FLOAT, unitUpload_.data());
+    }
+
+    beginDraws();
+    runSteps();
     // The result: decoded on the host exactly as the shaders decode.
     if (redResult_ > 0) {
         glBindFramebuffer(GL_FRAMEBUFFER, planes_[redResult_].fbo);
@@ -1168,6 +1202,141 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     }
     if (const GLenum e = glGetError(); e != GL_NO_ERROR)
         return Status::error("gles-fragment: GL error 0x" + std::to_string(e) + " while processing a frame");
+    return {};
+}
+
+namespace {
+
+/// The GL state of a context we share with its owner (GstGL), saved and put back around our
+/// draws: its elements assume their bindings survive between their own calls.
+class SavedGlState {
+public:
+    explicit SavedGlState(bool es3) : es3_(es3) {
+        glGetIntegerv(GL_CURRENT_PROGRAM, &program_);
+        glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer_);
+        glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &arrayBuffer_);
+        glGetIntegerv(GL_ACTIVE_TEXTURE, &activeTexture_);
+        for (int i = 0; i < kUnits; ++i) {
+            glActiveTexture(GL_TEXTURE0 + i);
+            glGetIntegerv(GL_TEXTURE_BINDING_2D, &textures_[i]);
+        }
+        glGetIntegerv(GL_VIEWPORT, viewport_);
+        scissor_ = glIsEnabled(GL_SCISSOR_TEST);
+        blend_ = glIsEnabled(GL_BLEND);
+        depth_ = glIsEnabled(GL_DEPTH_TEST);
+        if (es3_) {
+            glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &vertexArray_);
+            glBindVertexArray(0);  // our attribute goes into the default vertex array, not theirs
+        }
+        glGetVertexAttribiv(0, GL_VERTEX_ATTRIB_ARRAY_ENABLED, &attribute0_);
+    }
+    ~SavedGlState() {
+        if (!attribute0_) glDisableVertexAttribArray(0);
+        if (es3_) glBindVertexArray(static_cast<GLuint>(vertexArray_));
+        auto set = [](GLenum cap, GLboolean on) { on ? glEnable(cap) : glDisable(cap); };
+        set(GL_SCISSOR_TEST, scissor_);
+        set(GL_BLEND, blend_);
+        set(GL_DEPTH_TEST, depth_);
+        glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
+        for (int i = 0; i < kUnits; ++i) {
+            glActiveTexture(GL_TEXTURE0 + i);
+            glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(textures_[i]));
+        }
+        glActiveTexture(static_cast<GLenum>(activeTexture_));
+        glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(arrayBuffer_));
+        glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer_));
+        glUseProgram(static_cast<GLuint>(program_));
+    }
+    SavedGlState(const SavedGlState&) = delete;
+    SavedGlState& operator=(const SavedGlState&) = delete;
+
+private:
+    static constexpr int kUnits = 4;  // the most sampler slots a draw of ours binds
+    bool es3_;
+    GLint program_ = 0, framebuffer_ = 0, arrayBuffer_ = 0, activeTexture_ = GL_TEXTURE0, vertexArray_ = 0;
+    GLint textures_[kUnits] = {};
+    GLint viewport_[4] = {};
+    GLint attribute0_ = 0;
+    GLboolean scissor_ = GL_FALSE, blend_ = GL_FALSE, depth_ = GL_FALSE;
+};
+
+} // namespace
+
+int FragmentBackend::borrowedPlane(int width, int height, bool withFbo) {
+    Plane p;
+    p.width = width;
+    p.height = height;
+    p.busy = true;  // never handed out by acquire()
+    if (withFbo) glGenFramebuffers(1, &p.fbo);
+    planes_.push_back(p);
+    return static_cast<int>(planes_.size()) - 1;
+}
+
+Status FragmentBackend::processTexture(const TextureFrame& in, unsigned output, const Encoding& encoding) {
+    if (ctx_) return Status::error("gles-fragment: processTexture needs a backend made in the caller's context");
+    if (steps_.empty() && result_.plane < 0) return Status::error("gles-fragment: processTexture before configure");
+    if (in.textureWidth < format_.width || in.textureHeight < format_.height)
+        return Status::error("gles-fragment: the input texture (" + std::to_string(in.textureWidth) + "x" +
+                             std::to_string(in.textureHeight) + ") is smaller than the frame");
+    const int W = format_.width, H = format_.height;
+    const SavedGlState saved(info_.major >= 3);
+    if (importPlane_ < 0) {
+        importPlane_ = newPlane(W, H, false);
+        inputPlane_ = borrowedPlane(in.textureWidth, in.textureHeight, false);
+        outputPlane_ = borrowedPlane(W, H, true);
+    }
+    Plane& input = planes_[inputPlane_];
+    input.texture = in.texture;
+    input.width = in.textureWidth;
+    input.height = in.textureHeight;
+    Plane& target = planes_[outputPlane_];
+    target.texture = output;
+    glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, output, 0);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        fail("gles-fragment: the 8-bit output texture cannot be rendered to (framebuffer incomplete)");
+
+    // 1. The luma, as 8-bit codes in texel.r of an RGBA8 plane: what the chain's first passes read
+    //    from the luma plane (Luma8 and Float planes both decode texel.r), BT.601 as lumaOf() rounds.
+    FragmentWriter importer(in.luma == TextureFrame::Luma::Red ? "import luma" : "import BT.601 luma", !packed_);
+    importer.input(0, PlaneFormat{PlaneKind::Luma8, false, 1, true});
+    if (in.luma == TextureFrame::Luma::Red) {
+        importer.line("float code = " + importer.fetchRaw(0, "") + ".r;", 0);
+    } else {
+        const char* rgb = in.luma == TextureFrame::Luma::Rgb ? ".rgb" : ".bgr";
+        importer.line("vec3 c = floor(" + importer.fetchRaw(0, "") + rgb + " * 255.0 + 0.5);", 2);
+        importer.line("float code = floor(dot(c, vec3(19595.0, 38470.0, 7471.0)) / 65536.0 + 0.5) / 255.0;", 4);
+    }
+    const Draw import = makeDraw(importer.finishRaw("vec4(code, 0.0, 0.0, 1.0)"), {Value{inputPlane_, {}}},
+                                 Value{importPlane_, {}});
+    // 3. The result through the encoding, as the cpu encoder: u = (offset + scale v) 255, 0 below
+    //    and 255 above the range, else floor(u + 0.5); the magnitude of a complex result.
+    const Value result = redResult_ > 0 ? Value{redResult_, PlaneFormat{}} : result_;
+    FragmentWriter encoder("encode to 8 bits", !packed_);
+    encoder.input(0, result.format);
+    encoder.uniform("u_encode");
+    encoder.line("vec2 v = " + encoder.fetch(0, "") + ";", 0);
+    encoder.line(std::string("float u = (u_encode.x + u_encode.y * ") + (complexOutput_ ? "length(v)" : "v.x") + ") * 255.0;", 3);
+    encoder.line("float code = u > 0.0 ? min(floor(u + 0.5), 255.0) : 0.0;", 3);
+    const Draw encode = makeDraw(encoder.finishRaw("vec4(code / 255.0, 0.0, 0.0, 1.0)"), {result},
+                                 Value{outputPlane_, {}},
+                                 {{"u_encode", {static_cast<float>(encoding.offset), static_cast<float>(encoding.scale), 0, 0}}});
+    if (!failure_) return failure_;
+
+    beginDraws();
+    glDisable(GL_SCISSOR_TEST);
+    run(import);
+    // 2. The configured passes, with the imported plane standing in for the uploaded luma.
+    std::swap(planes_[luma_].texture, planes_[importPlane_].texture);
+    runSteps();
+    std::swap(planes_[luma_].texture, planes_[importPlane_].texture);
+    run(encode);
+    input.texture = 0;  // borrowed: releaseGl() must not delete them
+    target.texture = 0;
+    glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+        return Status::error("gles-fragment: GL error 0x" + std::to_string(e) + " while processing a texture frame");
     return {};
 }
 

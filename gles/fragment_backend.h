@@ -34,6 +34,10 @@ struct FragmentLimits {
 class FragmentBackend final : public Backend {
 public:
     static Status create(const FragmentLimits& limits, std::unique_ptr<FragmentBackend>* out);
+    /// The backend inside a GLES context that someone else owns (GstGL's) and that is current on
+    /// the calling thread: every later call, and the destructor, must come on a thread where that
+    /// context is current. It never makes a context current or releases one.
+    static Status createInCurrentContext(const FragmentLimits& limits, std::unique_ptr<FragmentBackend>* out);
     ~FragmentBackend() override;
 
     const char* name() const override { return "gles-fragment"; }
@@ -45,13 +49,29 @@ public:
     const std::vector<PassInfo>& passes() const { return passes_; }
     /// Every distinct shader of the configured plan (the budget test compiles and checks them).
     const std::vector<FragmentShader>& shaders() const { return shaders_; }
-    const ContextInfo& context() const { return ctx_->info(); }
+    const ContextInfo& context() const { return info_; }
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA32F" or "RGBA8 packed".
     const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : redResult_ > 0 ? "R32F" : "RGBA32F"; }
 
+    /// A frame that is already a texture in the current context (GstGL memory), run through the
+    /// configured chain into `output`, an 8-bit single-channel (R8) texture of at least the frame's
+    /// size, through `encoding` as the cpu encoder rounds (within one code: ALGORITHMS.md 8). Only
+    /// for a backend made by createInCurrentContext. The caller's GL state (program, framebuffer,
+    /// bindings, viewport) is restored before it returns.
+    struct TextureFrame {
+        unsigned texture = 0;
+        int textureWidth = 0, textureHeight = 0;  ///< may exceed the frame (padded rows)
+        enum class Luma { Red, Rgb, Bgr } luma = Luma::Red;  ///< where the luma is: texel.r, or BT.601 of rgb / bgr
+    };
+    Status processTexture(const TextureFrame& in, unsigned output, const Encoding& encoding);
+
 private:
     FragmentBackend() = default;
+    void init(const FragmentLimits& limits);  // with the context current
+    Status makeCurrent() { return ctx_ ? ctx_->makeCurrent() : Status{}; }
+    void releaseCurrent() { if (ctx_) ctx_->release(); }
+
     struct Value {
         int plane = -1;
         PlaneFormat format;
@@ -80,12 +100,19 @@ private:
         bool busy = false;
     };
 
+    void beginDraws();  // the full-screen triangle, no blending
+    void run(const Draw& d);
+    void runSteps();
     Status configureCurrent(const Chain& chain, const FrameFormat& format);
     Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out);
     void releaseGl();
 
     // Planning (configure): planes, programs and the draw list.
     int acquire(int width = 0, int height = 0);
+    int newPlane(int width, int height, bool floatTexels);  // a plane no other is reused as
+    /// A plane entry for a texture that is not ours (GstGL's): drawn into or read, never deleted
+    /// (its texture is 0 between frames).
+    int borrowedPlane(int width, int height, bool withFbo);
     void release(const Value& v);
     PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
     unsigned program(const FragmentShader& shader);
@@ -109,7 +136,8 @@ private:
     Value edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Value& in);
     void fail(const std::string& message);
 
-    std::unique_ptr<EglContext> ctx_;
+    std::unique_ptr<EglContext> ctx_;  // null: someone else's context (createInCurrentContext)
+    ContextInfo info_;
     std::unique_ptr<ProgramCache> cache_;
     FragmentLimits limits_;
     bool packed_ = true;
@@ -130,6 +158,9 @@ private:
     std::vector<float> readbackF_, unitUpload_;
     Image<float> real_;
     Image<Complex32> complex_;
+    // processTexture: the borrowed input texture, an RGBA8 plane of its luma (in texel.r), and the
+    // borrowed output texture with a framebuffer of ours.
+    int inputPlane_ = -1, importPlane_ = -1, outputPlane_ = -1;
 };
 
 } // namespace striate::gles

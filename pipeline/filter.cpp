@@ -19,12 +19,16 @@
 #include "core/image.h"
 #include "cpu/neon/encode.h"
 #include "pipeline/enums.h"
+#ifdef STRIATE_HAVE_GSTGL
+#include "gles/fragment_backend.h"
+#include "pipeline/gl_chain.h"
+#endif
 
 GST_DEBUG_CATEGORY_STATIC(gst_striate_filter_debug);
 #define GST_CAT_DEFAULT gst_striate_filter_debug
 
-/// GstGL's caps feature (gst/gl/gstglmemory.h), spelled out so the plugin needs no GstGL
-/// library: GL memory is read through the ordinary GstMemory map, which GstGL implements.
+/// GstGL's caps feature (gst/gl/gstglmemory.h), spelled out for a build without GLES: GL memory
+/// is then read through the ordinary GstMemory map, which GstGL implements.
 #ifndef GST_CAPS_FEATURE_MEMORY_GL_MEMORY
 #define GST_CAPS_FEATURE_MEMORY_GL_MEMORY "memory:GLMemory"
 #endif
@@ -51,6 +55,10 @@ struct FilterState {
     Image<std::uint8_t> channel;
     std::optional<BackendKind> warnedFor;  // the request whose fallback was already reported
     bool gpuFailed = false;  // a GPU backend failed while running: cpu until the properties change
+    bool glIn = false, glOut = false;  // GL memory caps on the sink / src pad
+#ifdef STRIATE_HAVE_GSTGL
+    GlChain gl;  // running: frames go texture to texture in GstGL's context, `backend` is unused
+#endif
 };
 
 } // namespace striate::gst
@@ -100,31 +108,40 @@ GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* 
     GstCaps* result = gst_caps_new_empty();
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         GstStructure* s = gst_structure_copy(gst_caps_get_structure(caps, i));
+        GstCapsFeatures* features = gst_caps_get_features(caps, i);
+        const bool gl = features && gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+        gst_structure_remove_fields(s, "colorimetry", "chroma-site", nullptr);
+        auto addGl = [&](std::initializer_list<const char*> formats) {
+            GstStructure* g = gst_structure_copy(s);
+            GValue list = formatList(formats);
+            gst_structure_take_value(g, "format", &list);
+            result = gst_caps_merge_structure_full(result, g, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
+        };
         GValue formats = G_VALUE_INIT;
         if (direction == GST_PAD_SRC) {
+            // Upstream may offer GL memory (glupload) in every input format; GL memory out needs
+            // GL memory in.
+            addGl({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
+            if (gl) {
+                gst_structure_free(s);
+                continue;
+            }
             formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
-        } else if (keepsFormat(t)) {
-            // striateblur prefers to keep the input format: it comes first in the list.
-            const char* same = gst_structure_get_string(s, "format");
-            if (same && gst_structure_has_field_typed(s, "format", G_TYPE_STRING))
-                formats = formatList({same, "GRAY8", "GRAY16_LE"});
-            else
-                formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
         } else {
-            formats = formatList({"GRAY8", "GRAY16_LE"});
-        }
-        gst_structure_remove_fields(s, "colorimetry", "chroma-site", nullptr);
-        if (direction == GST_PAD_SRC) {
-            // Upstream may also offer GL memory (glupload): the same formats as textures, read
-            // back per frame.
-            GstStructure* gl = gst_structure_copy(s);
-            GValue glFormats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
-            gst_structure_take_value(gl, "format", &glFormats);
-            result = gst_caps_merge_structure_full(result, gl, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
+            // GL memory in: GRAY8 textures out first, so a GstGL chain stays on the GPU.
+#ifdef STRIATE_HAVE_GSTGL
+            if (gl) addGl({"GRAY8"});
+#endif
+            const char* same = gst_structure_get_string(s, "format");
+            if (!keepsFormat(t)) formats = formatList({"GRAY8", "GRAY16_LE"});
+            // striateblur prefers to keep the input format: it comes first in the list.
+            else if (same && gst_structure_has_field_typed(s, "format", G_TYPE_STRING))
+                formats = formatList({same, "GRAY8", "GRAY16_LE"});
+            else formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
         }
         gst_structure_take_value(s, "format", &formats);
-        // System memory out (and in): the structure goes in without GL memory's feature.
-        result = gst_caps_merge_structure(result, s);
+        gst_structure_remove_field(s, "texture-target");  // GstGL's field means nothing in system memory
+        result = gst_caps_merge_structure(result, s);  // system memory: no caps features
     }
     if (filter) {
         GstCaps* both = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -146,10 +163,17 @@ GstCaps* fixateCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* cap
     return GST_BASE_TRANSFORM_CLASS(gst_striate_filter_parent_class)->fixate_caps(t, direction, caps, othercaps);
 }
 
-gboolean setInfo(GstVideoFilter* vf, GstCaps*, GstVideoInfo* in, GstCaps*, GstVideoInfo* out) {
+gboolean setInfo(GstVideoFilter* vf, GstCaps* incaps, GstVideoInfo* in, GstCaps* outcaps, GstVideoInfo* out) {
     FilterState* s = stateOf(GST_STRIATE_FILTER(vf));
     s->in = *in;
     s->out = *out;
+#ifdef STRIATE_HAVE_GSTGL
+    s->glIn = gst::isGlMemory(incaps);
+    s->glOut = gst::isGlMemory(outcaps);
+#else
+    (void)incaps;
+    (void)outcaps;
+#endif
     std::lock_guard lock(s->mutex);
     s->dirty = true;  // a new size needs a new configuration
     return TRUE;
@@ -165,6 +189,29 @@ Chain chromaChain(const Chain& chain) {
     return c;
 }
 
+/// Records the backend that runs, and tells listeners of active-backend when it changed.
+void setActive(GstStriateFilter* f, const char* name, const FrameFormat& format) {
+    FilterState* s = stateOf(f);
+    bool changed;
+    {
+        std::lock_guard lock(s->mutex);
+        changed = s->active != name;
+        s->active = name;
+    }
+    GST_INFO_OBJECT(f, "configured %s backend for %dx%d: %s", name, format.width, format.height,
+                    formatChain(s->chain).c_str());
+    if (changed) g_object_notify(G_OBJECT(f), "active-backend");
+}
+
+/// One warning per request whose GPU backend cannot run (DESIGN.md).
+void warnFallback(GstStriateFilter* f, BackendKind requested, const std::string& cause) {
+    FilterState* s = stateOf(f);
+    if (s->warnedFor != requested)
+        GST_ELEMENT_WARNING(f, RESOURCE, SETTINGS, ("%s; using the cpu backend", cause.c_str()),
+                            ("requested backend: %s", nickOf(kBackendKinds, requested)));
+    s->warnedFor = requested;
+}
+
 /// (Re)configures the backends when the properties or the size changed. Returns false after
 /// posting an error the application can act on.
 bool ensureConfigured(GstStriateFilter* f) {
@@ -173,7 +220,11 @@ bool ensureConfigured(GstStriateFilter* f) {
     BackendOptions options;
     {
         std::lock_guard lock(s->mutex);
+#ifdef STRIATE_HAVE_GSTGL
+        if (!s->dirty && (s->backend || s->gl.running())) return true;
+#else
         if (!s->dirty && s->backend) return true;
+#endif
         s->chain.stages = {s->stage};
         requested = s->requested;
         options.board = s->board;
@@ -182,15 +233,25 @@ bool ensureConfigured(GstStriateFilter* f) {
     if (s->gpuFailed) requested = BackendKind::Cpu;
     const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
     s->backend.reset();  // a GPU backend's context goes before the next one is made
+#ifdef STRIATE_HAVE_GSTGL
+    // GL memory on both pads: the fragment backend in GstGL's context, texture to texture. auto
+    // picks it on any renderer, software ones included: the frames are textures already.
+    s->gl.stop(false);
+    if (s->glIn && s->glOut && (requested == BackendKind::Auto || requested == BackendKind::GlesFragment)) {
+        gles::FragmentLimits limits;
+        Status st = fragmentLimits(options, &limits);
+        if (st) st = s->gl.start(limits, s->chain, format);
+        if (st) {
+            setActive(f, "gles-fragment", format);
+            return true;
+        }
+        warnFallback(f, requested, "gles-fragment cannot run in GstGL's context: " + st.message());
+        requested = BackendKind::Cpu;
+    }
+#endif
     std::string fallback;
     Status st = startBackend(requested, options, s->chain, format, &s->backend, &fallback);
-    if (st && !fallback.empty()) {
-        // A GPU backend that cannot run: one warning, then the cpu backend (DESIGN.md).
-        if (s->warnedFor != requested)
-            GST_ELEMENT_WARNING(f, RESOURCE, SETTINGS, ("%s; using the cpu backend", fallback.c_str()),
-                                ("requested backend: %s", nickOf(kBackendKinds, requested)));
-        s->warnedFor = requested;
-    }
+    if (st && !fallback.empty()) warnFallback(f, requested, fallback);  // a GPU backend that cannot run
     const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
     const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
                             (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_I420);
@@ -207,15 +268,7 @@ bool ensureConfigured(GstStriateFilter* f) {
     }
     if (isRgb(inFormat)) s->luma.reset(format.width, format.height);
     s->channel.reset(format.width, format.height);
-    bool changed;
-    {
-        std::lock_guard lock(s->mutex);
-        changed = s->active != s->backend->name();
-        s->active = s->backend->name();
-    }
-    GST_INFO_OBJECT(f, "configured %s backend for %dx%d: %s", s->backend->name(), format.width, format.height,
-                    formatChain(s->chain).c_str());
-    if (changed) g_object_notify(G_OBJECT(f), "active-backend");
+    setActive(f, s->backend->name(), format);
     return true;
 }
 
@@ -336,6 +389,49 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
     return GST_FLOW_OK;
 }
 
+#ifdef STRIATE_HAVE_GSTGL
+/// GL memory through the GstGL chain when it runs; otherwise the video filter maps the frames
+/// (GstGL downloads and uploads) and transformFrame runs the backend.
+GstFlowReturn transform(GstBaseTransform* t, GstBuffer* in, GstBuffer* out) {
+    auto* f = GST_STRIATE_FILTER(t);
+    FilterState* s = stateOf(f);
+    if (!ensureConfigured(f)) return GST_FLOW_ERROR;
+    if (s->gl.running()) {
+        const Status st = s->gl.process(in, s->in, out, s->out, s->chain.encoding());
+        if (st) return GST_FLOW_OK;
+        // As processFrame: one warning, this frame and the next on the cpu.
+        GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s; using the cpu backend", st.message().c_str()),
+                            ("gles-fragment in GstGL's context failed while running"));
+        s->gpuFailed = true;
+        {
+            std::lock_guard lock(s->mutex);
+            s->dirty = true;
+        }
+        if (!ensureConfigured(f)) return GST_FLOW_ERROR;
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_striate_filter_parent_class)->transform(t, in, out);
+}
+
+/// GL memory out: a GstGL buffer pool of the chain's context (whatever backend runs).
+gboolean decideAllocation(GstBaseTransform* t, GstQuery* query) {
+    GstCaps* caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    if (gst::isGlMemory(caps)) return stateOf(GST_STRIATE_FILTER(t))->gl.decideAllocation(t, query);
+    return GST_BASE_TRANSFORM_CLASS(gst_striate_filter_parent_class)->decide_allocation(t, query);
+}
+
+gboolean query(GstBaseTransform* t, GstPadDirection direction, GstQuery* q) {
+    if (GST_QUERY_TYPE(q) == GST_QUERY_CONTEXT && stateOf(GST_STRIATE_FILTER(t))->gl.answerContextQuery(GST_ELEMENT(t), q))
+        return TRUE;
+    return GST_BASE_TRANSFORM_CLASS(gst_striate_filter_parent_class)->query(t, direction, q);
+}
+
+void setContext(GstElement* element, GstContext* context) {
+    stateOf(GST_STRIATE_FILTER(element))->gl.setContext(element, context);
+    GST_ELEMENT_CLASS(gst_striate_filter_parent_class)->set_context(element, context);
+}
+#endif
+
 void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
     FilterState* s = stateOf(GST_STRIATE_FILTER(object));
     switch (id) {
@@ -381,6 +477,9 @@ gboolean stop(GstBaseTransform* t) {
     FilterState* s = stateOf(GST_STRIATE_FILTER(t));
     s->backend.reset();
     s->chroma.reset();
+#ifdef STRIATE_HAVE_GSTGL
+    s->gl.stop(true);
+#endif
     std::lock_guard lock(s->mutex);
     s->dirty = true;
     return TRUE;
@@ -423,6 +522,12 @@ static void gst_striate_filter_class_init(GstStriateFilterClass* klass) {
     trans->transform_caps = transformCaps;
     trans->fixate_caps = fixateCaps;
     trans->stop = stop;
+#ifdef STRIATE_HAVE_GSTGL
+    trans->transform = transform;
+    trans->decide_allocation = decideAllocation;
+    trans->query = query;
+    GST_ELEMENT_CLASS(klass)->set_context = setContext;
+#endif
     auto* video = GST_VIDEO_FILTER_CLASS(klass);
     video->set_info = setInfo;
     video->transform_frame = transformFrame;
@@ -442,8 +547,11 @@ void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
     GstCaps* sink = gst_caps_from_string((std::string("video/x-raw, format=") + kSinkFormats +
                                           "; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=" + kSinkFormats)
                                              .c_str());
-    GstCaps* src = gst_caps_from_string(
-        (std::string("video/x-raw, format=") + (keepsFormat ? kBlurSrcFormats : kGreyFormats)).c_str());
+    std::string srcCaps = std::string("video/x-raw, format=") + (keepsFormat ? kBlurSrcFormats : kGreyFormats);
+#ifdef STRIATE_HAVE_GSTGL
+    srcCaps += "; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=GRAY8";
+#endif
+    GstCaps* src = gst_caps_from_string(srcCaps.c_str());
     gst_element_class_add_pad_template(klass, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
     gst_element_class_add_pad_template(klass, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
     gst_caps_unref(sink);

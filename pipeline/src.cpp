@@ -151,13 +151,17 @@ GstFlowReturn fill(GstPushSrc* push, GstBuffer* buffer) {
     // allocates for odd heights, the tail. Buffers are a pure function of the settings.
     if (luma.stride > W)
         for (int y = 0; y < H; ++y) std::memset(luma.row(y) + W, 0, luma.stride - W);
-    auto* base = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)) - GST_VIDEO_INFO_PLANE_OFFSET(&s->info, 0);
-    const guint planes = GST_VIDEO_FRAME_N_PLANES(&frame);
-    for (guint p = 0; p < planes; ++p) {
-        const gsize end = GST_VIDEO_INFO_PLANE_OFFSET(&s->info, p) +
-                          gsize(GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p)) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-        const gsize next = p + 1 < planes ? GST_VIDEO_INFO_PLANE_OFFSET(&s->info, p + 1) : GST_VIDEO_INFO_SIZE(&s->info);
-        if (next > end) std::memset(base + end, 0, next - end);
+    // Between and after the planes: only in one memory laid out by the frame's own info (a
+    // downstream pool, GstGL's for one, may give each plane a memory of its own).
+    if (gst_buffer_n_memory(buffer) == 1 && gst_buffer_get_size(buffer) >= GST_VIDEO_INFO_SIZE(&frame.info)) {
+        auto* base = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)) - GST_VIDEO_INFO_PLANE_OFFSET(&frame.info, 0);
+        const guint planes = GST_VIDEO_FRAME_N_PLANES(&frame);
+        for (guint p = 0; p < planes; ++p) {
+            const gsize end = GST_VIDEO_INFO_PLANE_OFFSET(&frame.info, p) +
+                              gsize(GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p)) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+            const gsize next = p + 1 < planes ? GST_VIDEO_INFO_PLANE_OFFSET(&frame.info, p + 1) : GST_VIDEO_INFO_SIZE(&frame.info);
+            if (next > end) std::memset(base + end, 0, next - end);
+        }
     }
     gst_video_frame_unmap(&frame);
     const int fpsN = GST_VIDEO_INFO_FPS_N(&s->info), fpsD = GST_VIDEO_INFO_FPS_D(&s->info);
