@@ -240,7 +240,16 @@ bool ensureConfigured(GstStriateFilter* f) {
     if (s->glIn && s->glOut && (requested == BackendKind::Auto || requested == BackendKind::GlesFragment)) {
         gles::FragmentLimits limits;
         Status st = fragmentLimits(options, &limits);
-        if (st) st = s->gl.start(limits, s->chain, format);
+        if (st) {
+            // A frame beyond the board's texture limit is the caller's error, as in startBackend.
+            if (Status v = gles::validateGpuFrame(s->chain, format, limits.maxTextureSize, "the board's", "gles-fragment"); !v) {
+                GST_ELEMENT_ERROR(f, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", format.width, format.height,
+                                                         v.message().c_str()),
+                                  ("chain: %s", formatChain(s->chain).c_str()));
+                return false;
+            }
+            st = s->gl.start(limits, s->chain, format);
+        }
         if (st) {
             setActive(f, "gles-fragment", format);
             return true;
