@@ -91,16 +91,22 @@ void printRow(const Row& r) {
 Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std::uint8_t>& original, int repeat,
                  int threads, const std::string& only, std::vector<Row>* rows) {
 #ifdef STRIATE_HAVE_PROBE
-    const char* chains[] = {"blur sigma=2", "blur sigma=8 method=recursive", "blur sigma=8 method=boxes",
-                            "gabor sigma=4 wavelength=8 orientation=30", "edges"};
+    const char* chains[] = {"blur sigma=2", "blur sigma=3 method=recursive", "blur sigma=8 method=recursive",
+                            "blur sigma=8 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges"};
     struct Target {
         BackendKind kind;
         const char* board;
-        bool block;  // gles-fragment's recursive filters in the block form
+        RecursiveForm form;  // gles-fragment's recursive filters
     };
-    const Target targets[] = {{BackendKind::GlesCompute, "host", false}, {BackendKind::GlesFragment, "host", false},
-                              {BackendKind::GlesFragment, "host", true},  {BackendKind::GlesFragment, "rpi3", false},
-                              {BackendKind::GlesFragment, "rpi3", true},  {BackendKind::GlesFragment, "tight", false}};
+    constexpr RecursiveForm kAuto = RecursiveForm::Auto;
+    const Target targets[] = {{BackendKind::GlesCompute, "host", kAuto},
+                              {BackendKind::GlesFragment, "host", kAuto},
+                              {BackendKind::GlesFragment, "host", RecursiveForm::Strips},
+                              {BackendKind::GlesFragment, "host", RecursiveForm::Block},
+                              {BackendKind::GlesFragment, "rpi3", kAuto},
+                              {BackendKind::GlesFragment, "rpi3", RecursiveForm::Strips},
+                              {BackendKind::GlesFragment, "rpi3", RecursiveForm::Block},
+                              {BackendKind::GlesFragment, "tight", kAuto}};
     for (auto [W, H] : sizes) {
         const cv::Mat src(original.height(), original.width(), CV_8UC1, const_cast<std::uint8_t*>(original.data()),
                           original.stride());
@@ -115,17 +121,18 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
             cpu::CpuBackend cpuBackend(threads);
             if (Status s = cpuBackend.configure(chain, FrameFormat{W, H}); !s) return s;
             for (const Target& t : targets) {
-                if (t.block && std::string(text).find("recursive") == std::string::npos &&
+                if (t.form != kAuto && std::string(text).find("recursive") == std::string::npos &&
                     std::string(text).find("gabor") == std::string::npos)
-                    continue;  // the block form changes only recursive filters
+                    continue;  // the forms differ only in recursive filters
                 std::unique_ptr<Backend> gpu;
                 std::string fallback;
-                if (Status s = startBackend(t.kind, BackendOptions{threads, t.board, t.block}, chain, FrameFormat{W, H}, &gpu,
+                if (Status s = startBackend(t.kind, BackendOptions{threads, t.board, t.form}, chain, FrameFormat{W, H}, &gpu,
                                             &fallback);
                     !s)
                     return s;
                 const std::string name =
-                    std::string(nickOf(kBackendKinds, t.kind)) + " " + t.board + (t.block ? " block" : "");
+                    std::string(nickOf(kBackendKinds, t.kind)) + " " + t.board +
+                    (t.form != kAuto ? std::string(" ") + nickOf(kRecursiveForms, t.form) : std::string());
                 if (!fallback.empty()) {
                     std::printf("%-10s %-44s skipped: %s\n", size.c_str(), (std::string(text) + " on " + name).c_str(),
                                 fallback.c_str());

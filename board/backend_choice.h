@@ -11,7 +11,7 @@ namespace striate {
 struct BackendOptions {
     int threads = 0;    ///< cpu backend threads; <= 0: one per hardware thread
     std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
-    bool blockForm = false;  ///< gles-fragment: recursive filters in the block form, not strip by strip
+    RecursiveForm recursiveForm = RecursiveForm::Auto;  ///< gles-fragment: how recursive filters run
 };
 
 /// The one place that turns a requested backend into a running one (DESIGN.md), configured for

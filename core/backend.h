@@ -17,6 +17,17 @@ inline constexpr EnumName<BackendKind> kBackendKinds[] = {
     {BackendKind::GlesCompute, "gles-compute"},
     {BackendKind::GlesFragment, "gles-fragment"}};
 
+/// How the gles-fragment backend runs recursive filters (docs/algorithms.md, "The GLES backends"):
+/// as an FIR of the recursion's own two-sided response cut where its tail is negligible (exact
+/// replicate borders make the two the same filter), in strips of first-order sections
+/// (ALGORITHMS.md 6), or in the strips' block form. Auto: the response where it is short, else
+/// strips.
+enum class RecursiveForm { Auto, Response, Strips, Block };
+inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Auto, "auto"},
+                                                             {RecursiveForm::Response, "response"},
+                                                             {RecursiveForm::Strips, "strips"},
+                                                             {RecursiveForm::Block, "block"}};
+
 /// What a backend is configured for: an 8-bit luma plane of this size.
 struct FrameFormat {
     int width = 0;

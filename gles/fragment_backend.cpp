@@ -22,6 +22,12 @@ constexpr int kHysteresisBatch = 8;
 constexpr int kMaxCascadePasses = 64;
 /// Packed strengths closer than this many codes count as tied in non-maximum suppression.
 constexpr double kPackedTieCodes = 8;
+/// Recursive filters as FIRs of their response (responseTaps): the L1 mass cut from each axis's
+/// response. Both axes' cuts and the float sums stay within ALGORITHMS.md 8's 2e-4.
+constexpr double kResponseTail = 5e-5;
+/// RecursiveForm::Auto takes the response form up to this many taps per axis, strips beyond
+/// (docs/performance.md: fewer fetches per pixel than the strips' sections, and no strip draws).
+constexpr int kMaxResponseTaps = 129;
 
 std::string f(double v) { return glslFloat(v); }
 /// "x3": a generated variable name (appended: GCC 12 warns falsely on literal + to_string, PR 105329).
@@ -539,7 +545,7 @@ FragmentBackend::Value FragmentBackend::section(const cpu::CascadeFloat& cf, int
     // The widest strip, up to the unroll limit, whose shaders (first and carried) fit the budget.
     int S = std::max(1, std::min(limits_.unrollLimit, N));
     while (S > 1 && !(fits(shaderFor(true, S).cost, limits_.budget) && fits(shaderFor(false, S).cost, limits_.budget))) --S;
-    if (limits_.blockForm)
+    if (limits_.recursiveForm == RecursiveForm::Block)
         return blockSection(poles[k], gains[k], axis, anticausal, S, real, in, anticausal ? border : in, out);
     const C steady = gains[k] / (1.0 - poles[k]);
     Step step;
@@ -709,8 +715,8 @@ FragmentBackend::Value FragmentBackend::blur(const cpu::BlurPlan& plan, const Va
     }
     case BlurMethod::Recursive:
     case BlurMethod::Auto: {
-        const Value h = recursiveAxis(plan.recursive, 0, in, false);
-        const Value v = recursiveAxis(plan.recursive, 1, h, false);
+        const Value h = recursive(plan.recursive, 0, in, false);
+        const Value v = recursive(plan.recursive, 1, h, false);
         release(h);
         return v;
     }
@@ -723,12 +729,14 @@ namespace {
 /// Direct Gabor taps of one axis, the centre and `count` pairs, or `count` pairs added to an
 /// accumulator (slot 1), in the cpu backend's order: the pair at -/+k summed first
 /// (cpu/neon/lines.cpp).
-FragmentShader gaborTapsShader(bool es3, int count, bool withCentre, int axis, const PlaneFormat& in, const PlaneFormat& acc,
-                               const PlaneFormat& out) {
+FragmentShader tapsShader(bool es3, const std::string& what, int count, bool withCentre, int axis, const PlaneFormat& in,
+                          const PlaneFormat& acc, const PlaneFormat& out) {
     // The taps are uniforms (u_taps[0].x: the centre tap c_0; u_taps[0].y: the first pair's
     // offset k; u_taps[1 + i / 2]: (c, s) of pair i, two per vector), so every orientation shares
     // the program.
-    FragmentWriter w(std::string("gabor.direct ") + axisName(axis) + " " + std::to_string(count) + " tap pairs" +
+    // A real input under real taps (a recursive Gaussian's response) keeps only the real part.
+    const bool real = !in.complex && !out.complex;
+    FragmentWriter w(what + " " + axisName(axis) + " " + std::to_string(count) + " tap pairs" +
                          (withCentre ? " and the centre" : " added"),
                      es3);
     w.input(0, in);
@@ -749,10 +757,10 @@ FragmentShader gaborTapsShader(bool es3, int count, bool withCentre, int axis, c
             w.line("z.y = z.y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
         } else {
             w.line("z.x = z.x + (" + a + ".x + " + b + ".x) * " + tap + ".x;", 2);
-            w.line("z.y = z.y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
+            if (!real) w.line("z.y = z.y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
         }
     }
-    return w.finish("z", out);
+    return w.finish(real ? "vec2(z.x, 0.0)" : "z", out);
 }
 
 /// The L1 norm of one axis's direct Gabor taps.
@@ -767,6 +775,52 @@ double cascadeL1(const cpu::CascadeFloat& cf) {
     const std::array<C, 3> p{C(cf.pr[0], cf.pi[0]), C(cf.pr[1], cf.pi[1]), C(cf.pr[2], cf.pi[2])};
     const std::array<C, 3> q{C(cf.qr[0], cf.qi[0]), C(cf.qr[1], cf.qi[1]), C(cf.qr[2], cf.qi[2])};
     return sectionBounds(p, sectionGains(p, cf.B), q, sectionGains(q, cf.B))[5];
+}
+
+/// The two-sided impulse response of one recursive axis (both directions, all sections), cut
+/// where the L1 mass beyond is below kResponseTail, as taps c + i s at +t and c - i s at -t
+/// (direct Gabor taps). With replicate borders the recursion is exactly the convolution of the
+/// replicate-extended line with this response (ALGORITHMS.md 3.3), and clamp-to-edge fetches
+/// extend the line so: the cut is the only error. False if the response is not of that shape.
+bool responseTaps(const cpu::CascadeFloat& cf, cpu::GaborTaps* out) {
+    const std::array<C, 3> p{C(cf.pr[0], cf.pi[0]), C(cf.pr[1], cf.pi[1]), C(cf.pr[2], cf.pi[2])};
+    const std::array<C, 3> q{C(cf.qr[0], cf.qi[0]), C(cf.qr[1], cf.qi[1]), C(cf.qr[2], cf.qi[2])};
+    double slowest = 0;
+    for (int k = 0; k < 3; ++k) slowest = std::max({slowest, std::abs(p[k]), std::abs(q[k])});
+    if (!(slowest < 1)) return false;
+    const int L = std::min(20000, static_cast<int>(std::ceil(std::log(1e-13) / std::log(std::max(slowest, 1e-3)))) + 8);
+    std::vector<C> x(2 * static_cast<std::size_t>(L) + 1, 0.0);
+    x[L] = 1.0;
+    for (int k = 0; k < 3; ++k) {
+        C state = 0;
+        for (auto& v : x) v = state = v + p[k] * state;
+    }
+    for (auto& v : x) v *= static_cast<double>(cf.B);
+    for (int k = 0; k < 3; ++k) {
+        C state = 0;
+        for (auto it = x.rbegin(); it != x.rend(); ++it) *it = state = *it + q[k] * state;
+    }
+    for (auto& v : x) v *= static_cast<double>(cf.B);
+    double tail = 0, peak = 0;
+    for (const C& v : x) {
+        tail += std::abs(v);
+        peak = std::max(peak, std::abs(v));
+    }
+    tail -= std::abs(x[L]);
+    int R = 0;
+    while (R < L && tail >= kResponseTail) {
+        ++R;
+        tail -= std::abs(x[L + R]) + std::abs(x[L - R]);
+        if (std::abs(x[L - R] - std::conj(x[L + R])) > 1e-9 * peak) return false;
+    }
+    if (R >= L) return false;
+    out->c.resize(R + 1);
+    out->s.resize(R + 1);
+    for (int t = 0; t <= R; ++t) {
+        out->c[t] = static_cast<float>(x[L + t].real());
+        out->s[t] = static_cast<float>(x[L + t].imag());
+    }
+    return true;
 }
 
 const char* sinkName(cpu::GaborSink s) {
@@ -784,10 +838,11 @@ const char* sinkName(cpu::GaborSink s) {
 
 } // namespace
 
-FragmentBackend::Value FragmentBackend::gaborDirectAxis(const cpu::GaborTaps& taps, int axis, const Value& in) {
+FragmentBackend::Value FragmentBackend::tapsAxis(const cpu::GaborTaps& taps, int axis, const Value& in, bool complexOut,
+                                                 const std::string& what) {
     const int R = static_cast<int>(taps.c.size()) - 1;
     // |z| <= max |input| x the taps' L1 norm; re and im are each within |z|.
-    const PlaneFormat out = planeFormat(true, in.format.bound * tapsL1(taps));
+    const PlaneFormat out = planeFormat(complexOut, in.format.bound * tapsL1(taps));
     // As many tap pairs per pass as fit; later passes add to the accumulated sum (same bound:
     // every partial sum is within the L1 norm of all taps).
     Value acc;
@@ -795,21 +850,38 @@ FragmentBackend::Value FragmentBackend::gaborDirectAxis(const cpu::GaborTaps& ta
     do {
         const bool centre = k0 == 1;
         int count = R - k0 + 1;
-        while (count > 0 && !fits(gaborTapsShader(!packed_, count, centre, axis, in.format, out, out).cost, limits_.budget)) --count;
+        while (count > 0 && !fits(tapsShader(!packed_, what, count, centre, axis, in.format, out, out).cost, limits_.budget))
+            --count;
         if (count == 0 && !centre) {
-            fail("gles-fragment: not even one Gabor tap pair fits the board's budget");
+            fail("gles-fragment: not even one tap pair of " + what + " fits the board's budget");
             break;
         }
         std::vector<float> u = {taps.c[0], static_cast<float>(k0), 0.0f, 0.0f};
         for (int i = 0; i < count; ++i) u.insert(u.end(), {taps.c[k0 + i], taps.s[k0 + i]});
         if (count % 2) u.insert(u.end(), {0.0f, 0.0f});
-        const FragmentShader shader = gaborTapsShader(!packed_, count, centre, axis, in.format, out, out);
+        const FragmentShader shader = tapsShader(!packed_, what, count, centre, axis, in.format, out, out);
         const Value next = centre ? full(shader, {in}, out, {{"u_taps", u}}) : full(shader, {in, acc}, out, {{"u_taps", u}});
         if (!centre) release(acc);
         acc = next;
         k0 += count;
     } while (k0 <= R && failure_);
     return acc;
+}
+
+bool FragmentBackend::useResponse(const cpu::GaborTaps& taps) const {
+    switch (limits_.recursiveForm) {
+    case RecursiveForm::Response: return true;
+    case RecursiveForm::Strips:
+    case RecursiveForm::Block: return false;
+    case RecursiveForm::Auto: break;
+    }
+    return 2 * static_cast<int>(taps.c.size()) - 1 <= kMaxResponseTaps;
+}
+
+FragmentBackend::Value FragmentBackend::recursive(const cpu::CascadeFloat& cf, int axis, const Value& in, bool complexOut) {
+    cpu::GaborTaps taps;
+    if (responseTaps(cf, &taps) && useResponse(taps)) return tapsAxis(taps, axis, in, complexOut, "recursive.response");
+    return recursiveAxis(cf, axis, in, complexOut);
 }
 
 FragmentBackend::Value FragmentBackend::gabor(const cpu::GaborPlan& plan, const Value& in) {
@@ -828,11 +900,11 @@ FragmentBackend::Value FragmentBackend::gabor(const cpu::GaborPlan& plan, const 
         const cpu::GaborOrientationPlan& o = plan.bank[k];
         Value h, z;
         if (plan.recursive) {
-            h = recursiveAxis(o.x, 0, in, true);
-            z = recursiveAxis(o.y, 1, h, true);
+            h = recursive(o.x, 0, in, true);
+            z = recursive(o.y, 1, h, true);
         } else {
-            h = gaborDirectAxis(o.tx, 0, in);
-            z = gaborDirectAxis(o.ty, 1, h);
+            h = tapsAxis(o.tx, 0, in, true, "gabor.direct");
+            z = tapsAxis(o.ty, 1, h, true, "gabor.direct");
         }
         release(h);
         // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first. u_combine: the

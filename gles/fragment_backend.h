@@ -21,9 +21,9 @@ struct FragmentLimits {
     bool floatTargets = false;  ///< RGBA32F render targets (GLES 3.0+); else packed RGBA8
     ShaderCost budget;          ///< the most one shader may cost
     int unrollLimit = 0;        ///< strip width cap (iterations a loop unrolls to)
-    /// Recursive filters in the block form (all strips' zero-state responses in one draw, a carry
-    /// draw per strip, one fix-up draw) instead of one draw per strip; docs/performance.md.
-    bool blockForm = false;
+    /// How recursive filters run (docs/algorithms.md, "The GLES backends"): auto takes the FIR of
+    /// the recursion's response where it is short, else strips.
+    RecursiveForm recursiveForm = RecursiveForm::Auto;
 };
 
 /// The fragment backend (DESIGN.md): every stage as full-screen or strip draws of generated
@@ -131,7 +131,12 @@ private:
                   const PlaneFormat& out);
     Value blockSection(std::complex<double> pole, std::complex<double> gain, int axis, bool anticausal, int S, bool real,
                        const Value& in, const Value& start, const PlaneFormat& out);
-    Value gaborDirectAxis(const cpu::GaborTaps& taps, int axis, const Value& in);
+    /// A symmetric FIR along one axis (direct Gabor taps, or a recursive filter's response), split
+    /// into accumulating draws to fit the budget; `what` names its shaders.
+    Value tapsAxis(const cpu::GaborTaps& taps, int axis, const Value& in, bool complexOut, const std::string& what);
+    /// One axis of a recursive filter in the form the limits ask for.
+    Value recursive(const cpu::CascadeFloat& cf, int axis, const Value& in, bool complexOut);
+    bool useResponse(const cpu::GaborTaps& taps) const;
     Value gabor(const cpu::GaborPlan& plan, const Value& in);
     Value edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Value& in);
     void fail(const std::string& message);
