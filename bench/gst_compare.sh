@@ -48,11 +48,15 @@ compare "blur sigma 8, grey out" \
 compare "blur sigma 8, I420 through" \
   "striateblur sigma=8 backend=cpu" \
   "videoconvert ! video/x-raw,format=GRAY8 ! cvsmooth type=gaussian kernel-width=49 kernel-height=49 color=8"
-# The GLES backends against GstGL's own blur (headless GstGL on Mesa: PLATFORM-NOTES.md). A board is
-# named so that auto's preference for cpu on a software renderer does not apply.
+# The GLES backends against GstGL's own blur (headless GstGL on Mesa: PLATFORM-NOTES.md). In GL
+# memory striateblur runs gles-fragment in GstGL's context, texture to texture, as gleffects does;
+# from system memory a board is named so that auto's preference for cpu on a software renderer
+# does not apply.
 export GST_GL_WINDOW=egl-device GST_GL_API=gles2
+peer="glupload ! glcolorconvert ! gleffects effect=blur ! gldownload"
+compare "blur sigma 3, GL memory" "glupload ! striateblur sigma=3 ! gldownload" "$peer"
+compare "blur sigma 3 direct, GL memory" "glupload ! striateblur sigma=3 method=direct ! gldownload" "$peer"
 for backend in gles-fragment gles-compute; do
-  compare "blur sigma 3 on $backend vs gleffects" \
-    "striateblur sigma=3 method=direct backend=$backend board=host ! video/x-raw,format=GRAY8" \
-    "glupload ! glcolorconvert ! gleffects effect=blur ! gldownload"
+  compare "blur sigma 3 on $backend, system memory" \
+    "striateblur sigma=3 backend=$backend board=host ! video/x-raw,format=GRAY8" "$peer"
 done

@@ -27,7 +27,7 @@ constexpr double kPackedTieCodes = 8;
 constexpr double kResponseTail = 5e-5;
 /// RecursiveForm::Auto takes the response form up to this many taps per axis, strips beyond
 /// (docs/performance.md: fewer fetches per pixel than the strips' sections, and no strip draws).
-constexpr int kMaxResponseTaps = 129;
+constexpr int kMaxResponseTaps = 257;
 
 std::string f(double v) { return glslFloat(v); }
 /// "x3": a generated variable name (appended: GCC 12 warns falsely on literal + to_string, PR 105329).
