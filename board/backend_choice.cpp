@@ -29,21 +29,21 @@ const Probe& machine() {
     return probe;
 }
 
-gles::FragmentLimits fragmentLimitsOf(const BoardLimits& limits, RecursiveForm form) {
+gles::FragmentLimits fragmentLimitsOf(const BoardLimits& limits, const BackendOptions& options) {
     return gles::FragmentLimits{limits.maxTextureSize, limits.floatTargets,
                                 gles::ShaderCost{limits.budget.alu, limits.budget.textureFetches,
                                                  limits.budget.dependentDepth, limits.budget.uniformVectors},
-                                limits.unrollLimit, form};
+                                limits.unrollLimit, options.recursiveForm, options.boxPyramid};
 }
 
 /// A GLES backend of `kind` under the board's limits, or the reason it cannot run.
-Status startGles(BackendKind kind, const BoardLimits& limits, RecursiveForm form, const Chain& chain,
+Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptions& options, const Chain& chain,
                  const FrameFormat& format, std::unique_ptr<Backend>* out, bool* inputError) {
     *inputError = false;
     std::unique_ptr<Backend> b;
     if (kind == BackendKind::GlesFragment) {
         std::unique_ptr<gles::FragmentBackend> f;
-        if (Status s = gles::FragmentBackend::create(fragmentLimitsOf(limits, form), &f); !s) return s;
+        if (Status s = gles::FragmentBackend::create(fragmentLimitsOf(limits, options), &f); !s) return s;
         b = std::move(f);
     } else {
         if (!limits.compute)
@@ -110,7 +110,7 @@ Status fragmentLimits(const BackendOptions& options, gles::FragmentLimits* out) 
     if (!probe.gpu) return Status::error("no GLES context: " + probe.gpuError);
     BoardLimits limits;
     if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
-    *out = fragmentLimitsOf(limits, options.recursiveForm);
+    *out = fragmentLimitsOf(limits, options);
     return {};
 }
 #endif
@@ -148,7 +148,7 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
     } else {
         BoardLimits limits;
         if (Status b = resolveBoard(options.board, probe, &limits); !b) return b;
-        s = startGles(kind, limits, options.recursiveForm, chain, format, out, &inputError);
+        s = startGles(kind, limits, options, chain, format, out, &inputError);
         if (s || inputError) return s;
     }
     *fallback = s.message();

@@ -12,6 +12,7 @@ struct BackendOptions {
     int threads = 0;    ///< cpu backend threads; <= 0: one per hardware thread
     std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
     RecursiveForm recursiveForm = RecursiveForm::Auto;  ///< gles-fragment: how recursive filters run
+    PyramidUse boxPyramid = PyramidUse::WhereCheaper;   ///< gles-fragment: boxes from the sum pyramid
 };
 
 /// The one place that turns a requested backend into a running one (DESIGN.md), configured for

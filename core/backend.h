@@ -28,6 +28,10 @@ inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Au
                                                              {RecursiveForm::Strips, "strips"},
                                                              {RecursiveForm::Block, "block"}};
 
+/// Whether gles-fragment's boxes come from the sum pyramid (ALGORITHMS.md 2.4, float planes
+/// only) where it needs fewer fetches than the taps, always, or never.
+enum class PyramidUse { WhereCheaper, Always, Never };
+
 /// What a backend is configured for: an 8-bit luma plane of this size.
 struct FrameFormat {
     int width = 0;

@@ -666,20 +666,157 @@ FragmentShader boxTapsShader(bool es3, const ExtendedBox& box, int first, int la
 
 } // namespace
 
+namespace {
+
+/// The sum pyramid of one line (ALGORITHMS.md 2.4): level k holds the sums of 2^k consecutive
+/// samples, block i covering samples [i 2^k, (i + 1) 2^k) of the line. Levels 1.. live side by
+/// side along the axis in two atlas planes (odd levels in one, even in the other, so no draw reads
+/// the plane it writes); level 0 is the line itself.
+struct Pyramid {
+    int levels = 0;                 // K: levels 1..K are built
+    std::vector<int> offset, size;  // per level: first texel in its atlas, blocks
+    int atlasSize[2] = {0, 0};      // along the axis: [0] even levels, [1] odd levels
+};
+
+Pyramid pyramidOf(int length) {
+    Pyramid p;
+    p.offset.assign(1, 0);
+    p.size.assign(1, length);
+    for (int k = 1; (length >> k) >= 1; ++k) {
+        p.levels = k;
+        p.offset.push_back(p.atlasSize[k % 2]);
+        p.size.push_back(length >> k);  // whole blocks only: a prefix never needs a partial one
+        p.atlasSize[k % 2] += length >> k;
+    }
+    return p;
+}
+
+/// One pyramid level from the one below: block i = block 2i + block 2i + 1 below. Level 1 reads
+/// the line (slot 0, sample j at texel j + shift, clamped), higher levels the other atlas.
+FragmentShader pyramidLevelShader(bool es3, int axis, int level, int shift, int below, int here, const PlaneFormat& in,
+                                  const PlaneFormat& out) {
+    FragmentWriter w(std::string("blur.boxes ") + axisName(axis) + " sum pyramid level " + std::to_string(level), es3);
+    w.input(0, in);
+    const std::string c = axis == 0 ? "pos.x" : "pos.y";
+    // Block i sits at texel `here` + i; its halves at 2i and 2i + 1 of the level below.
+    w.line("float i = " + c + " - " + f(here + 0.5) + ";", 1);
+    const std::string base = level == 1 ? f(shift + 0.5) : f(below + 0.5);
+    w.line("float lo = " + base + " + 2.0 * i;", 2);
+    return w.finish("vec2(" + w.fetchAt(0, at(axis, "lo")) + ".x + " + w.fetchAt(0, at(axis, "lo + 1.0")) + ".x, 0.0)", out);
+}
+
+/// One extended box (ALGORITHMS.md 2.2) from the pyramid: the |t| <= r part is S(x + r + 1) -
+/// S(x - r), each prefix S(n) the sum of one block per set bit of n (coordinates from x alone, no
+/// dependent reads), differenced level by level from the top so the common blocks cancel exactly;
+/// the two alpha taps are fetched directly. Outside [0, P] the prefix extends by the end samples
+/// (the replicate-padded line). Slots: 0 the line (sample j at texel j + shift), 1 the even
+/// levels' atlas, 2 the odd levels'.
+FragmentShader pyramidBoxShader(bool es3, int axis, const ExtendedBox& box, const Pyramid& p, int length, int shift,
+                                int outShift, const PlaneFormat& in, const PlaneFormat& atlas, const PlaneFormat& out) {
+    FragmentWriter w(std::string("blur.boxes ") + axisName(axis) + " r=" + std::to_string(box.r) + " from the sum pyramid" +
+                         (outShift > 0 ? " (crops)" : ""),
+                     es3);
+    w.input(0, in);
+    w.input(1, atlas);
+    w.input(2, atlas);
+    const std::string c = axis == 0 ? "pos.x" : "pos.y";
+    auto line = [&](const std::string& j) { return w.fetchAt(0, at(axis, "(" + j + ") + " + f(shift + 0.5))) + ".x"; };
+    w.line("float x = " + c + " - 0.5 + " + f(outShift) + ";", 2);
+    w.line("float na = x - " + f(box.r) + ", nb = x + " + f(box.r + 1) + ";", 2);
+    // The line's prefix beyond its ends: the replicated first and last samples.
+    w.line("float first = " + line("0.0") + ", last = " + line(f(length - 1)) + ";", 0);
+    w.line("float d = (min(nb, 0.0) - min(na, 0.0)) * first + (max(nb - " + f(length) + ", 0.0) - max(na - " + f(length) +
+               ", 0.0)) * last;",
+           6);
+    w.line("float a = clamp(na, 0.0, " + f(length) + "), b = clamp(nb, 0.0, " + f(length) + ");", 2);
+    for (int k = p.levels; k >= 0; --k) {
+        const double step = std::ldexp(1.0, k), twice = std::ldexp(1.0, k + 1);
+        const std::string ka = named("ha", k), kb = named("hb", k);
+        // bit k of n: floor(n / 2^k) - 2 floor(n / 2^(k+1)); the block: 2 floor(n / 2^(k+1)).
+        w.line("float " + ka + " = floor(a / " + f(twice) + "), " + kb + " = floor(b / " + f(twice) + ");", 4);
+        auto block = [&](const std::string& h) {
+            // A block past the level (its bit is 0 then) is read within the level: weight 0
+            // times a finite value.
+            const std::string index = "min(2.0 * " + h + ", " + f(p.size[k] - 1) + ")";
+            if (k == 0) return line(index);
+            return w.fetchAt(k % 2 == 0 ? 1 : 2, at(axis, index + " + " + f(p.offset[k] + 0.5))) + ".x";
+        };
+        w.line("d += (floor(b / " + f(step) + ") - 2.0 * " + kb + ") * " + block(kb) + " - (floor(a / " + f(step) +
+                   ") - 2.0 * " + ka + ") * " + block(ka) + ";",
+               8);
+    }
+    w.line("d += " + f(box.alpha) + " * (" + line("x - " + f(box.r + 1)) + " + " + line("x + " + f(box.r + 1)) + ");", 3);
+    return w.finish("vec2(d * " + f(1.0 / box.norm) + ", 0.0)", out);
+}
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift,
+                                                   int outShift, int outWidth, int outHeight) {
+    const Pyramid p = pyramidOf(length);
+    const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    const PlaneFormat atlasFormat = planeFormat(false, in.format.bound * length);
+    const int across = axis == 0 ? format_.height : format_.width;
+    Value atlas[2];
+    for (int parity = 0; parity < 2; ++parity) {
+        const int along = std::max(1, p.atlasSize[parity]);
+        atlas[parity] = Value{axis == 0 ? acquire(along, across) : acquire(across, along), atlasFormat};
+    }
+    for (int k = 1; k <= p.levels && failure_; ++k) {
+        const Value& target = atlas[k % 2];
+        const FragmentShader shader = pyramidLevelShader(!packed_, axis, k, shift, p.offset[k - 1], p.offset[k],
+                                                         k == 1 ? in.format : atlasFormat, atlasFormat);
+        Draw d = makeDraw(shader, {k == 1 ? in : atlas[(k - 1) % 2]}, target);
+        if (axis == 0) d.x = p.offset[k], d.y = 0, d.w = p.size[k], d.h = across;
+        else d.x = 0, d.y = p.offset[k], d.w = across, d.h = p.size[k];
+        steps_.push_back(Step{{d}, false, -1});
+        passes_.push_back({shader.name, describe(atlasFormat), "1 draw of " + std::to_string(p.size[k]) + " blocks; " +
+                                                                   describe(shader.cost)});
+    }
+    const FragmentShader shader =
+        pyramidBoxShader(!packed_, axis, box, p, length, shift, outShift, in.format, atlasFormat, out);
+    const Value result = full(shader, {in, atlas[0], atlas[1]}, out, {}, outWidth, outHeight);
+    release(atlas[0]);
+    release(atlas[1]);
+    return result;
+}
+
 FragmentBackend::Value FragmentBackend::boxes(const cpu::BlurPlan& plan, int axis, const Value& in) {
     // The padded-copy definition (docs/algorithms.md): the first box pads the line by
     // passes (r + 1) replicated samples, the last crops it, so every pass clamps where the
-    // reference's padded line ends. Each box is a direct sum of its 2r + 3 taps, split into
-    // accumulating draws when they exceed the budget (the sum pyramid of ALGORITHMS.md 2.4 is not
-    // built; docs/performance.md).
+    // reference's padded line ends. Each box is the sum pyramid's difference of two prefixes
+    // (ALGORITHMS.md 2.4), or a direct sum of its 2r + 3 taps split into accumulating draws when
+    // they exceed the budget.
     const ExtendedBox& box = plan.box;
     const int pad = plan.pad, taps = 2 * box.r + 3;
     const int padW = format_.width + (axis == 0 ? 2 * pad : 0), padH = format_.height + (axis == 1 ? 2 * pad : 0);
     const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    // Float planes take the sum pyramid where it needs under half the taps' fetches: its prefixes
+    // cost a fetch per level and about as much again in ALU and level draws (measured on
+    // llvmpipe: sigma 16 at 720p 256 ms against the taps' 186, sigma 32 274 against 348), and its
+    // float sums lose what the line's total loses in the last bit, which a wide box divides away
+    // (docs/algorithms.md). Packed planes keep the taps: 16-bit codes cannot hold sums of 2^k
+    // samples within ALGORITHMS.md 8.
+    const int length = (axis == 0 ? format_.width : format_.height) + 2 * pad;
+    const int levels = static_cast<int>(std::floor(std::log2(length)));
+    const bool pyramid =
+        !packed_ && limits_.boxPyramid != PyramidUse::Never &&
+        (limits_.boxPyramid == PyramidUse::Always || 2 * (2 * levels + 6) < taps) &&
+        fits(pyramidBoxShader(!packed_, axis, box, pyramidOf(length), length, 0, 0, in.format, in.format, in.format).cost,
+             limits_.budget);
     Value v = in;
     for (int pass = 0; pass < kBoxPasses && failure_; ++pass) {
         const int shift = pass == 0 ? -pad : pass == kBoxPasses - 1 ? pad : 0;
         const bool last = pass == kBoxPasses - 1;
+        if (pyramid) {
+            // The line is the padded one: the first pass reads the input shifted by -pad
+            // (clamped), the others the padded planes; the last writes the frame's size.
+            const Value next = pyramidBox(box, axis, v, length, pass == 0 ? -pad : 0, last ? pad : 0, last ? 0 : padW,
+                                          last ? 0 : padH);
+            if (pass > 0) release(v);
+            v = next;
+            continue;
+        }
         Value acc;
         for (int first = 0; first < taps && failure_;) {
             int end = taps - 1;

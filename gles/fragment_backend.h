@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/coefficients.h"
 #include "core/image.h"
 #include "cpu/neon/plan.h"
 #include "gles/compute_backend.h"
@@ -24,6 +25,9 @@ struct FragmentLimits {
     /// How recursive filters run (docs/algorithms.md, "The GLES backends"): auto takes the FIR of
     /// the recursion's response where it is short, else strips.
     RecursiveForm recursiveForm = RecursiveForm::Auto;
+    /// Boxes from the sum pyramid (float planes only): where it needs fewer fetches than the taps,
+    /// or always, or never (the tests force both).
+    PyramidUse boxPyramid = PyramidUse::WhereCheaper;
 };
 
 /// The fragment backend (DESIGN.md): every stage as full-screen or strip draws of generated
@@ -126,6 +130,11 @@ private:
     Value blur(const cpu::BlurPlan& plan, const Value& in);
     Value directGaussian(double sigma, int axis, const Value& in);
     Value boxes(const cpu::BlurPlan& plan, int axis, const Value& in);
+    /// One box pass from the sum pyramid of the line (`length` samples: sample j at texel j +
+    /// shift of `in`); output texel q holds line position q + outShift, in a plane of the given
+    /// size (0: the frame's).
+    Value pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift, int outShift, int outWidth,
+                     int outHeight);
     Value recursiveAxis(const cpu::CascadeFloat& f, int axis, const Value& in, bool complexOut);
     Value section(const cpu::CascadeFloat& f, int axis, int k, bool anticausal, const Value& in, const Value& border,
                   const PlaneFormat& out);

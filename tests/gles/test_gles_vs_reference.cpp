@@ -26,15 +26,18 @@ struct Case {
     std::string chain;
     Size size;
     RecursiveForm form = RecursiveForm::Auto;  // gles-fragment: how recursive filters run
+    PyramidUse pyramid = PyramidUse::WhereCheaper;  // gles-fragment: boxes from the sum pyramid
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-    *os << nickOf(kBackendKinds, c.backend) << (c.form != RecursiveForm::Auto ? std::string(" (") + nickOf(kRecursiveForms, c.form) + ")" : std::string()) << " board=" << c.board << " \""
+    *os << nickOf(kBackendKinds, c.backend) << (c.form != RecursiveForm::Auto ? std::string(" (") + nickOf(kRecursiveForms, c.form) + ")" : std::string())
+        << (c.pyramid == PyramidUse::Always ? " (sum pyramid)" : c.pyramid == PyramidUse::Never ? " (box taps)" : "") << " board=" << c.board << " \""
         << c.chain << "\" " << c.size.w << "x" << c.size.h;
 }
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
-    std::string n = std::string(nickOf(kBackendKinds, info.param.backend)) + (info.param.form != RecursiveForm::Auto ? std::string("_") + nickOf(kRecursiveForms, info.param.form) : std::string()) + "_" +
+    std::string n = std::string(nickOf(kBackendKinds, info.param.backend)) + (info.param.form != RecursiveForm::Auto ? std::string("_") + nickOf(kRecursiveForms, info.param.form) : std::string()) +
+                    (info.param.pyramid == PyramidUse::Always ? "_pyramid" : info.param.pyramid == PyramidUse::Never ? "_taps" : "") + "_" +
                     info.param.board + "_" +
                     test::caseLabel(info.param.chain, info.param.size) + "_" + std::to_string(info.index);
     for (char& c : n)
@@ -69,7 +72,7 @@ TEST_P(GlesVsReference, WithinBudget) {
     ASSERT_TRUE(ref.configure(chain, fmt));
     std::unique_ptr<Backend> gpu;
     std::string fallback;
-    const Status s = startBackend(c.backend, BackendOptions{0, c.board, c.form}, chain, fmt, &gpu, &fallback);
+    const Status s = startBackend(c.backend, BackendOptions{0, c.board, c.form, c.pyramid}, chain, fmt, &gpu, &fallback);
     ASSERT_TRUE(s) << s.message();
     if (fallback.find("passes per axis within this board's shader budget") != std::string::npos) {
         // The documented outcome for a direct blur too wide for a small board's budget: the
@@ -153,6 +156,7 @@ std::vector<Case> cases() {
         const char* board;
         std::vector<Size> sizes;
         RecursiveForm form = RecursiveForm::Auto;
+        PyramidUse pyramid = PyramidUse::WhereCheaper;
     };
     const Target targets[] = {{BackendKind::GlesCompute, "host", all},
                               {BackendKind::GlesCompute, "rpi4", {{2, 3}, {131, 67}}},
@@ -164,14 +168,20 @@ std::vector<Case> cases() {
                               {BackendKind::GlesFragment, "rpi3", {{9, 1}, {17, 13}, {131, 67}}, RecursiveForm::Strips},
                               {BackendKind::GlesFragment, "host", {{2, 3}, {33, 7}, {131, 67}}, RecursiveForm::Block},
                               {BackendKind::GlesFragment, "rpi3", {{9, 1}, {17, 13}, {131, 67}}, RecursiveForm::Block},
-                              {BackendKind::GlesFragment, "tight", {{2, 3}, {131, 67}}, RecursiveForm::Response}};
+                              {BackendKind::GlesFragment, "tight", {{2, 3}, {131, 67}}, RecursiveForm::Response},
+                              {BackendKind::GlesFragment, "host", all, RecursiveForm::Auto, PyramidUse::Always},
+                              {BackendKind::GlesFragment, "rpi4", {{2, 3}, {131, 67}}, RecursiveForm::Auto, PyramidUse::Always},
+                              {BackendKind::GlesFragment, "host", {{1, 9}, {33, 7}, {131, 67}}, RecursiveForm::Auto, PyramidUse::Never}};
     std::vector<Case> out;
     for (const Target& t : targets) {
-        // The forms differ only in recursive filters: the other chains run once per profile.
+        // The forms differ only in recursive filters, the pyramid only in boxes: the other chains
+        // run once per profile.
         auto add = [&](const std::string& ch, Size s) {
-            if (t.form == RecursiveForm::Auto || ch.find("recursive") != std::string::npos ||
-                (ch.find("gabor") != std::string::npos && ch.find("direct") == std::string::npos))
-                out.push_back({t.backend, t.board, ch, s, t.form});
+            const bool recursive = ch.find("recursive") != std::string::npos ||
+                                   (ch.find("gabor") != std::string::npos && ch.find("direct") == std::string::npos);
+            const bool boxes = ch.find("boxes") != std::string::npos;
+            if (t.pyramid != PyramidUse::WhereCheaper ? boxes : t.form == RecursiveForm::Auto || recursive)
+                out.push_back({t.backend, t.board, ch, s, t.form, t.pyramid});
         };
         for (const auto& ch : chains())
             for (Size s : t.sizes) add(ch, s);
