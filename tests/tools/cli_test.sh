@@ -122,10 +122,14 @@ else
         MESA_GLES_VERSION_OVERRIDE=3.0 "$striate" probe >out.txt 2>&1 && grep -q "^auto backend: cpu (the GPU is a software renderer" out.txt &&
             pass "auto keeps to cpu on a software renderer" || fail "auto on llvmpipe: $(cat out.txt)"
     fi
+    # A short recursive response runs as its FIR; a wide one in strips.
     expect_ok "fragment explain on a packed board" filter in.pgm e.png --chain "blur sigma=3 method=recursive" \
         --backend gles-fragment --board rpi3 --explain
-    grep -q "packed RGBA8 intermediates" out.txt && grep -q "recursive.section x causal" out.txt &&
-        pass "fragment explain lists strips and packing" || fail "fragment explain: $(cat out.txt)"
+    grep -q "packed RGBA8 intermediates" out.txt && grep -q "recursive.response x" out.txt &&
+        pass "fragment explain lists the response form and packing" || fail "fragment explain: $(cat out.txt)"
+    expect_ok "fragment explain, wide recursive" filter in.pgm e.png --chain "blur sigma=24 method=recursive" \
+        --backend gles-fragment --board rpi3 --explain
+    grep -q "recursive.section x causal" out.txt && pass "fragment explain lists strips" || fail "fragment explain: $(cat out.txt)"
     expect_error "unknown board in filter" "unknown board 'pi4'" filter in.pgm o.png --chain blur --backend gles-compute --board pi4
     expect_error "unknown board with cpu" "unknown board 'pi4'" filter in.pgm o.png --chain blur --backend cpu --board pi4
     # The GPU backend runs and explains its passes; one that cannot run under the board warns
