@@ -296,6 +296,20 @@ void extractChannel(const std::uint8_t* src, int stride, int step, Image<std::ui
     }
 }
 
+/// A GPU backend failed while running: one warning, then the cpu backend from this frame on,
+/// until the properties change (DESIGN.md). False if even the cpu backend cannot start.
+bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend) {
+    FilterState* s = stateOf(f);
+    GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s; using the cpu backend", failure.message().c_str()),
+                        ("backend %s failed while running", backend));
+    s->gpuFailed = true;
+    {
+        std::lock_guard lock(s->mutex);
+        s->dirty = true;
+    }
+    return ensureConfigured(f);
+}
+
 /// Runs one frame. A GPU backend that fails mid-stream (context loss, a GL error) posts one
 /// warning and the frame runs again on the cpu backend, which stays until the properties change:
 /// the stream goes on and no frame is dropped (DESIGN.md). `backend` follows the switch.
@@ -304,19 +318,10 @@ bool processFrame(GstStriateFilter* f, Backend** backend, ImageView<const std::u
     Status st = (*backend)->process(luma, r);
     if (st) return true;
     const bool gpu = *backend == s->backend.get() && std::string_view(s->backend->name()).rfind("gles", 0) == 0;
-    if (gpu) {
-        GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s; using the cpu backend", st.message().c_str()),
-                            ("backend %s failed while running", s->backend->name()));
-        s->gpuFailed = true;
-        {
-            std::lock_guard lock(s->mutex);
-            s->dirty = true;
-        }
-        if (ensureConfigured(f)) {
-            *backend = s->backend.get();
-            st = (*backend)->process(luma, r);
-            if (st) return true;
-        }
+    if (gpu && switchToCpu(f, st, s->backend->name())) {
+        *backend = s->backend.get();
+        st = (*backend)->process(luma, r);
+        if (st) return true;
     }
     GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
     return false;
@@ -408,15 +413,7 @@ GstFlowReturn transform(GstBaseTransform* t, GstBuffer* in, GstBuffer* out) {
     if (s->gl.running()) {
         const Status st = s->gl.process(in, s->in, out, s->out, s->chain.encoding());
         if (st) return GST_FLOW_OK;
-        // As processFrame: one warning, this frame and the next on the cpu.
-        GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s; using the cpu backend", st.message().c_str()),
-                            ("gles-fragment in GstGL's context failed while running"));
-        s->gpuFailed = true;
-        {
-            std::lock_guard lock(s->mutex);
-            s->dirty = true;
-        }
-        if (!ensureConfigured(f)) return GST_FLOW_ERROR;
+        if (!switchToCpu(f, st, "gles-fragment in GstGL's context")) return GST_FLOW_ERROR;
     }
     return GST_BASE_TRANSFORM_CLASS(gst_striate_filter_parent_class)->transform(t, in, out);
 }
