@@ -1430,6 +1430,7 @@ public:
             glGetIntegerv(GL_TEXTURE_BINDING_2D, &textures_[i]);
         }
         glGetIntegerv(GL_VIEWPORT, viewport_);
+        glGetBooleanv(GL_COLOR_WRITEMASK, colorMask_);
         scissor_ = glIsEnabled(GL_SCISSOR_TEST);
         blend_ = glIsEnabled(GL_BLEND);
         depth_ = glIsEnabled(GL_DEPTH_TEST);
@@ -1447,6 +1448,7 @@ public:
         set(GL_BLEND, blend_);
         set(GL_DEPTH_TEST, depth_);
         glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
+        glColorMask(colorMask_[0], colorMask_[1], colorMask_[2], colorMask_[3]);
         for (int i = 0; i < kUnits; ++i) {
             glActiveTexture(GL_TEXTURE0 + i);
             glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(textures_[i]));
@@ -1465,6 +1467,7 @@ private:
     GLint program_ = 0, framebuffer_ = 0, arrayBuffer_ = 0, activeTexture_ = GL_TEXTURE0, vertexArray_ = 0;
     GLint textures_[kUnits] = {};
     GLint viewport_[4] = {};
+    GLboolean colorMask_[4] = {GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
     GLint attribute0_ = 0;
     GLboolean scissor_ = GL_FALSE, blend_ = GL_FALSE, depth_ = GL_FALSE;
 };
@@ -1481,7 +1484,17 @@ int FragmentBackend::borrowedPlane(int width, int height, bool withFbo) {
     return static_cast<int>(planes_.size()) - 1;
 }
 
-Status FragmentBackend::processTexture(const TextureFrame& in, unsigned output, const Encoding& encoding) {
+Status FragmentBackend::processTexture(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding) {
+    return textureDraws(in, out, encoding, true);
+}
+
+Status FragmentBackend::copyTexture(const TextureFrame& in, const TextureTarget& out) {
+    return textureDraws(in, out, Encoding{}, false);
+}
+
+Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding,
+                                     bool runChain) {
+    using Source = TextureFrame::Source;
     if (ctx_) return Status::error("gles-fragment: processTexture needs a backend made in the caller's context");
     if (steps_.empty() && result_.plane < 0) return Status::error("gles-fragment: processTexture before configure");
     if (in.textureWidth < format_.width || in.textureHeight < format_.height)
@@ -1499,47 +1512,58 @@ Status FragmentBackend::processTexture(const TextureFrame& in, unsigned output, 
     input.width = in.textureWidth;
     input.height = in.textureHeight;
     Plane& target = planes_[outputPlane_];
-    target.texture = output;
+    target.texture = out.texture;
     glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, output, 0);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out.texture, 0);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
         fail("gles-fragment: the 8-bit output texture cannot be rendered to (framebuffer incomplete)");
 
-    // 1. The luma, as 8-bit codes in texel.r of an RGBA8 plane: what the chain's first passes read
-    //    from the luma plane (Luma8 and Float planes both decode texel.r), BT.601 as lumaOf() rounds.
-    FragmentWriter importer(in.luma == TextureFrame::Luma::Red ? "import luma" : "import BT.601 luma", !packed_);
+    // 1. The channel (or the BT.601 luma, as lumaOf() rounds it) as 8-bit codes in texel.r of an
+    //    RGBA8 plane: what the chain's first passes read from the luma plane (Luma8 and Float
+    //    planes both decode texel.r).
+    const bool bt601 = in.source == Source::Rgb || in.source == Source::Bgr;
+    FragmentWriter importer(bt601 ? "import BT.601 luma" : "import one channel", !packed_);
     importer.input(0, PlaneFormat{PlaneKind::Luma8, false, 1, true});
-    if (in.luma == TextureFrame::Luma::Red) {
-        importer.line("float code = " + importer.fetchRaw(0, "") + ".r;", 0);
-    } else {
-        const char* rgb = in.luma == TextureFrame::Luma::Rgb ? ".rgb" : ".bgr";
+    if (bt601) {
+        const char* rgb = in.source == Source::Rgb ? ".rgb" : ".bgr";
         importer.line("vec3 c = floor(" + importer.fetchRaw(0, "") + rgb + " * 255.0 + 0.5);", 2);
         importer.line("float code = floor(dot(c, vec3(19595.0, 38470.0, 7471.0)) / 65536.0 + 0.5) / 255.0;", 4);
+    } else {
+        const char* channel[] = {".r", ".g", ".b", ".a"};
+        importer.line("float code = " + importer.fetchRaw(0, "") + channel[static_cast<int>(in.source)] + ";", 0);
     }
     const Draw import = makeDraw(importer.finishRaw("vec4(code, 0.0, 0.0, 1.0)"), {Value{inputPlane_, {}}},
                                  Value{importPlane_, {}});
-    // 3. The result through the encoding, as the cpu encoder: u = (offset + scale v) 255, 0 below
-    //    and 255 above the range, else floor(u + 0.5); the magnitude of a complex result.
-    const Value result = redResult_ > 0 ? Value{redResult_, PlaneFormat{}} : result_;
+    // 3. The result (or, copying, the imported plane) through the encoding, as the cpu encoder:
+    //    u = (offset + scale v) 255, 0 below and 255 above the range, else floor(u + 0.5); the
+    //    magnitude of a complex result. Into the output's channel alone, or into every channel.
+    const Value result = !runChain             ? Value{importPlane_, PlaneFormat{PlaneKind::Luma8, false, 1, true}}
+                         : redResult_ > 0 ? Value{redResult_, PlaneFormat{}}
+                                          : result_;
     FragmentWriter encoder("encode to 8 bits", !packed_);
     encoder.input(0, result.format);
     encoder.uniform("u_encode");
     encoder.line("vec2 v = " + encoder.fetch(0, "") + ";", 0);
-    encoder.line(std::string("float u = (u_encode.x + u_encode.y * ") + (complexOutput_ ? "length(v)" : "v.x") + ") * 255.0;", 3);
+    encoder.line(std::string("float u = (u_encode.x + u_encode.y * ") + (runChain && complexOutput_ ? "length(v)" : "v.x") +
+                     ") * 255.0;",
+                 3);
     encoder.line("float code = u > 0.0 ? min(floor(u + 0.5), 255.0) : 0.0;", 3);
-    const Draw encode = makeDraw(encoder.finishRaw("vec4(code / 255.0, 0.0, 0.0, 1.0)"), {result},
-                                 Value{outputPlane_, {}},
+    const Draw encode = makeDraw(encoder.finishRaw("vec4(code / 255.0)"), {result}, Value{outputPlane_, {}},
                                  {{"u_encode", {static_cast<float>(encoding.offset), static_cast<float>(encoding.scale), 0, 0}}});
     if (!failure_) return failure_;
 
     beginDraws();
     glDisable(GL_SCISSOR_TEST);
     run(import);
-    // 2. The configured passes, with the imported plane standing in for the uploaded luma.
-    std::swap(planes_[luma_].texture, planes_[importPlane_].texture);
-    runSteps();
-    std::swap(planes_[luma_].texture, planes_[importPlane_].texture);
+    if (runChain) {
+        // 2. The configured passes, with the imported plane standing in for the uploaded luma.
+        std::swap(planes_[luma_].texture, planes_[importPlane_].texture);
+        runSteps();
+        std::swap(planes_[luma_].texture, planes_[importPlane_].texture);
+    }
+    if (out.channel >= 0) glColorMask(out.channel == 0, out.channel == 1, out.channel == 2, out.channel == 3);
     run(encode);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     input.texture = 0;  // borrowed: releaseGl() must not delete them
     target.texture = 0;
     glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);

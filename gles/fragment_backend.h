@@ -59,16 +59,23 @@ public:
     const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : redResult_ > 0 ? "R32F" : "RGBA32F"; }
 
     /// A frame that is already a texture in the current context (GstGL memory), run through the
-    /// configured chain into `output`, an 8-bit single-channel (R8) texture of at least the frame's
-    /// size, through `encoding` as the cpu encoder rounds (within one code: ALGORITHMS.md 8). Only
-    /// for a backend made by createInCurrentContext. The caller's GL state (program, framebuffer,
-    /// bindings, viewport) is restored before it returns.
+    /// configured chain into an 8-bit texture of at least the frame's size, through `encoding` as
+    /// the cpu encoder rounds (within one code: ALGORITHMS.md 8). Only for a backend made by
+    /// createInCurrentContext. The caller's GL state (program, framebuffer, bindings, viewport,
+    /// colour mask) is restored before it returns.
     struct TextureFrame {
         unsigned texture = 0;
         int textureWidth = 0, textureHeight = 0;  ///< may exceed the frame (padded rows)
-        enum class Luma { Red, Rgb, Bgr } luma = Luma::Red;  ///< where the luma is: texel.r, or BT.601 of rgb / bgr
+        /// What the chain reads: one channel of the texels, or the BT.601 luma of rgb / bgr.
+        enum class Source { Red, Green, Blue, Alpha, Rgb, Bgr } source = Source::Red;
     };
-    Status processTexture(const TextureFrame& in, unsigned output, const Encoding& encoding);
+    struct TextureTarget {
+        unsigned texture = 0;
+        int channel = -1;  ///< 0..3: write that channel alone (R8 planes, RG8 chroma, RGBA8); -1: all
+    };
+    Status processTexture(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding);
+    /// Copies one channel of a texture frame into a channel of the target (alpha of a colour blur).
+    Status copyTexture(const TextureFrame& in, const TextureTarget& out);
 
 private:
     FragmentBackend() = default;
@@ -104,6 +111,7 @@ private:
         bool busy = false;
     };
 
+    Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
     void beginDraws();  // the full-screen triangle, no blending
     void run(const Draw& d);
     void runSteps();

@@ -128,14 +128,18 @@ GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* 
             }
             formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
         } else {
-            // GL memory in: GRAY8 textures out first, so a GstGL chain stays on the GPU.
-#ifdef STRIATE_HAVE_GSTGL
-            if (gl) addGl({"GRAY8"});
-#endif
             const char* same = gst_structure_get_string(s, "format");
+            const bool fixedFormat = same && gst_structure_has_field_typed(s, "format", G_TYPE_STRING);
+#ifdef STRIATE_HAVE_GSTGL
+            // GL memory in: textures out first (GRAY8, or striateblur's input format), so a GstGL
+            // chain stays on the GPU.
+            if (gl && !keepsFormat(t)) addGl({"GRAY8"});
+            else if (gl && fixedFormat) addGl({same, "GRAY8"});
+            else if (gl) addGl({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
+#endif
             if (!keepsFormat(t)) formats = formatList({"GRAY8", "GRAY16_LE"});
             // striateblur prefers to keep the input format: it comes first in the list.
-            else if (same && gst_structure_has_field_typed(s, "format", G_TYPE_STRING))
+            else if (fixedFormat)
                 formats = formatList({same, "GRAY8", "GRAY16_LE"});
             else formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
         }
@@ -233,6 +237,10 @@ bool ensureConfigured(GstStriateFilter* f) {
     if (s->gpuFailed) requested = BackendKind::Cpu;
     const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
     s->backend.reset();  // a GPU backend's context goes before the next one is made
+    const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
+    const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
+                            (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_I420);
+    const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
 #ifdef STRIATE_HAVE_GSTGL
     // GL memory on both pads: the fragment backend in GstGL's context, texture to texture. auto
     // picks it on any renderer, software ones included: the frames are textures already.
@@ -248,7 +256,8 @@ bool ensureConfigured(GstStriateFilter* f) {
                                   ("chain: %s", formatChain(s->chain).c_str()));
                 return false;
             }
-            st = s->gl.start(limits, s->chain, format);
+            st = colourBlur ? s->gl.start(limits, s->chain, format, chromaChain(s->chain), half)
+                            : s->gl.start(limits, s->chain, format);
         }
         if (st) {
             setActive(f, "gles-fragment", format);
@@ -261,11 +270,7 @@ bool ensureConfigured(GstStriateFilter* f) {
     std::string fallback;
     Status st = startBackend(requested, options, s->chain, format, &s->backend, &fallback);
     if (st && !fallback.empty()) warnFallback(f, requested, fallback);  // a GPU backend that cannot run
-    const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
-    const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
-                            (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_I420);
     if (st && colourBlur) {
-        const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
         st = startBackend(BackendKind::Cpu, options, chromaChain(s->chain), half, &s->chroma, &fallback);
     }
     if (!st) {
@@ -555,7 +560,8 @@ void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
                                              .c_str());
     std::string srcCaps = std::string("video/x-raw, format=") + (keepsFormat ? kBlurSrcFormats : kGreyFormats);
 #ifdef STRIATE_HAVE_GSTGL
-    srcCaps += "; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=GRAY8";
+    srcCaps += std::string("; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=") +
+               (keepsFormat ? kSinkFormats : "GRAY8");
 #endif
     GstCaps* src = gst_caps_from_string(srcCaps.c_str());
     gst_element_class_add_pad_template(klass, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));

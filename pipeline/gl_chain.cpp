@@ -16,14 +16,16 @@ void initDebug() {
     std::call_once(once, [] { GST_DEBUG_CATEGORY_INIT(striate_gl_debug, "striategl", 0, "striate chains in GstGL"); });
 }
 
-gles::FragmentBackend::TextureFrame::Luma lumaOf(GstVideoFormat f) {
-    using Luma = gles::FragmentBackend::TextureFrame::Luma;
+using Source = gles::FragmentBackend::TextureFrame::Source;
+
+/// Where the luma of a texel is: BT.601 of the RGB formats, else plane 0's one byte.
+Source lumaOf(GstVideoFormat f) {
     switch (f) {
     case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_RGBx: return Luma::Rgb;
+    case GST_VIDEO_FORMAT_RGBx: return Source::Rgb;
     case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_BGRx: return Luma::Bgr;
-    default: return Luma::Red;  // GRAY8, NV12, I420: plane 0 is the luma, one byte a texel
+    case GST_VIDEO_FORMAT_BGRx: return Source::Bgr;
+    default: return Source::Red;  // GRAY8, NV12, I420
     }
 }
 
@@ -110,17 +112,27 @@ bool GlChain::decideAllocation(GstBaseTransform* transform, GstQuery* query) {
     return configured;
 }
 
-Status GlChain::start(const gles::FragmentLimits& limits, const Chain& chain, const FrameFormat& format) {
+Status GlChain::start(const gles::FragmentLimits& limits, const Chain& chain, const FrameFormat& format,
+                      const Chain& chromaChain, const FrameFormat& chromaFormat) {
     if (!context_) return Status::error("no GstGL context");
     if (!(gst_gl_context_get_gl_api(context_) & GST_GL_API_GLES2))
         return Status::error("GstGL's context is desktop OpenGL, not OpenGL ES (set GST_GL_API=gles2)");
     stop(false);
     Status result;
     onGlThread([&] {
-        std::unique_ptr<gles::FragmentBackend> b;
-        result = gles::FragmentBackend::createInCurrentContext(limits, &b);
-        if (result) result = b->configure(chain, format);
-        if (result) backend_ = std::move(b);
+        auto make = [&](const Chain& c, const FrameFormat& f, std::unique_ptr<gles::FragmentBackend>* out) {
+            std::unique_ptr<gles::FragmentBackend> b;
+            Status st = gles::FragmentBackend::createInCurrentContext(limits, &b);
+            if (st) st = b->configure(c, f);
+            if (st) *out = std::move(b);
+            return st;
+        };
+        result = make(chain, format, &backend_);
+        if (result && chromaFormat.width > 0) result = make(chromaChain, chromaFormat, &chroma_);
+        if (!result) {
+            backend_.reset();
+            chroma_.reset();
+        }
     });
     return result;
 }
@@ -137,23 +149,55 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
         return Status::error("cannot map the output buffer's GL memory");
     }
     Status result;
-    GstMemory* inMemory = inFrame.map[0].memory;
-    GstMemory* outMemory = outFrame.map[0].memory;
-    if (!gst_is_gl_memory(inMemory) || !gst_is_gl_memory(outMemory)) {
+    bool gl = true;
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&inFrame); ++p) gl = gl && gst_is_gl_memory(inFrame.map[p].memory);
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&outFrame); ++p) gl = gl && gst_is_gl_memory(outFrame.map[p].memory);
+    GstGLContext* theirs = gl ? GST_GL_BASE_MEMORY_CAST(inFrame.map[0].memory)->context : nullptr;
+    if (!gl) {
         result = Status::error("a buffer negotiated as GL memory holds system memory");
-    } else if (GST_GL_BASE_MEMORY_CAST(inMemory)->context != context_ &&
-               !gst_gl_context_can_share(GST_GL_BASE_MEMORY_CAST(inMemory)->context, context_)) {
+    } else if (theirs != context_ && !gst_gl_context_can_share(theirs, context_)) {
         result = Status::error("the input textures belong to a GL context that does not share with ours");
     } else {
         if (GstGLSyncMeta* sync = gst_buffer_get_gl_sync_meta(in)) gst_gl_sync_meta_wait(sync, context_);
-        auto* inGl = reinterpret_cast<GstGLMemory*>(inMemory);
-        gles::FragmentBackend::TextureFrame frame;
-        frame.texture = *static_cast<guint*>(inFrame.data[0]);
-        frame.textureWidth = gst_gl_memory_get_texture_width(inGl);
-        frame.textureHeight = gst_gl_memory_get_texture_height(inGl);
-        frame.luma = lumaOf(GST_VIDEO_INFO_FORMAT(&inInfo));
-        const unsigned output = *static_cast<guint*>(outFrame.data[0]);
-        onGlThread([&] { result = backend_->processTexture(frame, output, encoding); });
+        auto source = [&](guint plane, Source what) {
+            auto* memory = reinterpret_cast<GstGLMemory*>(inFrame.map[plane].memory);
+            gles::FragmentBackend::TextureFrame t;
+            t.texture = *static_cast<guint*>(inFrame.data[plane]);
+            t.textureWidth = gst_gl_memory_get_texture_width(memory);
+            t.textureHeight = gst_gl_memory_get_texture_height(memory);
+            t.source = what;
+            return t;
+        };
+        auto target = [&](guint plane, int channel) {
+            return gles::FragmentBackend::TextureTarget{*static_cast<guint*>(outFrame.data[plane]), channel};
+        };
+        const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&inInfo);
+        const bool colour = GST_VIDEO_INFO_FORMAT(&outInfo) == format && format != GST_VIDEO_FORMAT_GRAY8;
+        onGlThread([&] {
+            if (!colour) {
+                result = backend_->processTexture(source(0, lumaOf(format)), target(0, -1), encoding);
+                return;
+            }
+            // A colour blur (striateblur keeps the format): every channel or plane blurred as the
+            // cpu path does, chroma planes by the half-size chain, alpha or padding copied.
+            const Encoding none;
+            switch (format) {
+            case GST_VIDEO_FORMAT_NV12:
+                result = backend_->processTexture(source(0, Source::Red), target(0, -1), none);
+                if (result) result = chroma_->processTexture(source(1, Source::Red), target(1, 0), none);
+                if (result) result = chroma_->processTexture(source(1, Source::Green), target(1, 1), none);
+                break;
+            case GST_VIDEO_FORMAT_I420:
+                result = backend_->processTexture(source(0, Source::Red), target(0, -1), none);
+                for (guint p = 1; p <= 2 && result; ++p)
+                    result = chroma_->processTexture(source(p, Source::Red), target(p, -1), none);
+                break;
+            default:  // RGBA, BGRA, RGBx, BGRx: the channels in place, whatever their order
+                for (int c = 0; c < 3 && result; ++c)
+                    result = backend_->processTexture(source(0, static_cast<Source>(c)), target(0, c), none);
+                if (result) result = backend_->copyTexture(source(0, Source::Alpha), target(0, 3));
+            }
+        });
         if (GstGLSyncMeta* sync = gst_buffer_get_gl_sync_meta(out)) gst_gl_sync_meta_set_sync_point(sync, context_);
     }
     gst_video_frame_unmap(&outFrame);
@@ -162,7 +206,10 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
 }
 
 void GlChain::stop(bool forget) {
-    if (backend_) onGlThread([&] { backend_.reset(); });  // its GL objects go on the thread that owns them
+    if (backend_ || chroma_) onGlThread([&] {  // their GL objects go on the thread that owns them
+        backend_.reset();
+        chroma_.reset();
+    });
     if (!forget) return;
     std::lock_guard lock(mutex_);
     if (context_) gst_object_unref(context_);

@@ -23,7 +23,7 @@ bool isGlMemory(GstCaps* caps);
 
 /// A chain that stays in GstGL (DESIGN.md, GStreamer elements): when an element's caps are GL
 /// memory on both sides, the fragment backend runs inside GstGL's context, on the thread that
-/// owns it, from the upstream texture to a GRAY8 texture of the element's GL buffer pool, so
+/// owns it, from the upstream textures to textures of the element's GL buffer pool, so
 /// `glupload ! striateblur ! striategabor ! gldownload` never leaves the GPU between elements.
 /// The context plumbing is GstGLBaseFilter's: the display from the element's neighbours or the
 /// environment, the context upstream's (glupload's) or, failing that, a new one.
@@ -41,11 +41,14 @@ public:
     /// GstBaseTransform::decide_allocation for GL memory out: a GstGLBufferPool of the context.
     bool decideAllocation(GstBaseTransform* transform, GstQuery* query);
 
-    /// Makes and configures the fragment backend in GstGL's context (on its thread). An error
-    /// names why the chain cannot run there; the element then runs on the cpu through maps.
-    Status start(const gles::FragmentLimits& limits, const Chain& chain, const FrameFormat& format);
-    /// One frame: `in` (GL memory of `inInfo`, luma in plane 0) through the chain into `out`
-    /// (GRAY8 GL memory), with GstGL's sync points waited on and set.
+    /// Makes and configures the fragment backend in GstGL's context (on its thread), and a second
+    /// for the chroma planes of a colour blur when `chromaFormat` is not empty. An error names why
+    /// the chain cannot run there; the element then runs on the cpu through maps.
+    Status start(const gles::FragmentLimits& limits, const Chain& chain, const FrameFormat& format,
+                 const Chain& chromaChain = {}, const FrameFormat& chromaFormat = {});
+    /// One frame: `in` (GL memory of `inInfo`) through the chain into `out` (GL memory of
+    /// `outInfo`: GRAY8, or for striateblur the input's format, every channel blurred), with
+    /// GstGL's sync points waited on and set.
     Status process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* out, const GstVideoInfo& outInfo,
                    const Encoding& encoding);
     bool running() const { return backend_ != nullptr; }
@@ -65,6 +68,7 @@ private:
     GstGLContext* other_ = nullptr;    // the application's context, to share with
     GstGLContext* context_ = nullptr;  // streaming thread only
     std::unique_ptr<gles::FragmentBackend> backend_;
+    std::unique_ptr<gles::FragmentBackend> chroma_;  // a colour blur's half-size chroma planes
 };
 
 } // namespace striate::gst

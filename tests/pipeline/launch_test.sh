@@ -81,6 +81,19 @@ for fmt in GRAY8 NV12 I420 RGBA BGRx; do
         if r=$(compare gl.raw cpu.raw 97 63 "$maxdiff" "$share"); then pass "$name: $r"; else fail "$name: $r"; fi
     done
 done
+# A colour blur in GL memory keeps the format: every plane or channel blurred on the GPU (chroma
+# at half the sigma), alpha copied; against the cpu's colour blur in system memory, whole buffers.
+for fmt in NV12 I420 RGBA BGRx; do
+    src="striatesrc num-buffers=3 is-live=false seed=3 ! video/x-raw,format=I420,width=96,height=64 ! videoconvert ! video/x-raw,format=$fmt"
+    name="colour blur in GL memory, $fmt"
+    gst-launch-1.0 -v $src ! glupload ! striateblur sigma=3 ! "video/x-raw(memory:GLMemory),format=$fmt" ! gldownload \
+        ! video/x-raw,format=$fmt ! filesink location=gl.raw >out.txt 2>err.txt || { fail "$name: exit $? $(tail -2 err.txt)"; continue; }
+    grep -q "active-backend = gles-fragment" out.txt || { fail "$name: $(grep -m1 "active-backend" out.txt)"; continue; }
+    gst-launch-1.0 -q $src ! striateblur sigma=3 backend=cpu ! video/x-raw,format=$fmt ! filesink location=cpu.raw
+    case $fmt in RGBA | BGRx) rows="384 64" ;; *) rows="96 96" ;; esac  # bytes per row, rows: no padding at 96x64
+    if r=$(compare gl.raw cpu.raw $rows 1 0); then pass "$name: $r"; else fail "$name: $r"; fi
+done
+
 # The same in a real GLES 2.0 context (VideoCore IV's API; Mesa's override): packed planes, and
 # textures whose rows GstGL pads for want of GL_UNPACK_ROW_LENGTH at odd widths. GL memory out is
 # asked for by a caps filter: on GLES 2.0 gldownload lists system memory first.
