@@ -6,6 +6,10 @@
 #include "core/backend.h"
 #include "core/status.h"
 
+namespace striate::gles {
+struct FragmentLimits;
+}
+
 namespace striate {
 
 struct BackendOptions {
@@ -30,11 +34,6 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
 Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason);
 
 #ifdef STRIATE_HAVE_PROBE
-} // namespace striate
-namespace striate::gles {
-struct FragmentLimits;
-}
-namespace striate {
 /// The fragment backend's limits under the board profile of `options` on this machine, as
 /// startBackend applies them, for a backend made inside someone else's context
 /// (gles::FragmentBackend::createInCurrentContext: GstGL's). Call it outside that context: the

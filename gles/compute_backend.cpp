@@ -3,11 +3,11 @@
 #include <GLES3/gl31.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <variant>
 
 #include "core/coefficients.h"
+#include "gles/fragment_shaders.h"
 
 namespace striate::gles {
 namespace {
@@ -20,14 +20,6 @@ constexpr int kBoxGroup = 256;  // box_blur.comp: one workgroup per line
 constexpr int kHysteresisBatch = 16;
 
 int groups(int n, int size) { return (n + size - 1) / size; }
-
-std::string number(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    std::string s = buf;
-    if (s.find_first_of(".e") == std::string::npos) s += ".0";
-    return s;
-}
 
 /// The context current on this thread for the lifetime of the object.
 class CurrentContext {
@@ -325,7 +317,7 @@ void ComputeBackend::gabor(const cpu::GaborPlan& plan, const Taps& taps, unsigne
         }
         const int sink = static_cast<int>(plan.sink);
         const Defines d = {{"SINK", std::to_string(sink)}, {"REMOVE_DC", plan.removeDc ? "1" : "0"},
-                           {"TIE", number(kTieTolerance)}};
+                           {"TIE", glslFloat(kTieTolerance)}};
         const unsigned p = program("gabor_combine.comp", d);
         if (!p) return;
         bindSampler(0, vRe_);
@@ -350,10 +342,10 @@ void ComputeBackend::gabor(const cpu::GaborPlan& plan, const Taps& taps, unsigne
 void ComputeBackend::edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Taps& taps, unsigned in,
                            unsigned out) {
     const int W = format_.width, H = format_.height;
-    const Defines tie = {{"TIE", number(kTieTolerance)}};
+    const Defines tie = {{"TIE", glslFloat(kTieTolerance)}};
     if (spec.method == EdgeMethod::Canny) {
         blur(plan.blur, in, gauss_);
-        const Defines d = {{"TAN22_5", number(kTan22_5)}, {"TAN67_5", number(kTan67_5)}};
+        const Defines d = {{"TAN22_5", glslFloat(kTan22_5)}, {"TAN67_5", glslFloat(kTan67_5)}};
         const unsigned p = program("gradient.comp", d);
         if (!p) return;
         bindSampler(0, gauss_);

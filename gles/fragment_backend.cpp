@@ -146,6 +146,7 @@ void FragmentBackend::releaseGl() {
     planes_.clear();
     steps_.clear();
     inputPlane_ = importPlane_ = outputPlane_ = -1;
+    textureDrawCache_.clear();
 }
 
 Status FragmentBackend::validate(const Chain& chain, const FrameFormat& format) const {
@@ -798,12 +799,11 @@ FragmentBackend::Value FragmentBackend::boxes(const cpu::BlurPlan& plan, int axi
     // (docs/algorithms.md). Packed planes keep the taps: 16-bit codes cannot hold sums of 2^k
     // samples within ALGORITHMS.md 8.
     const int length = (axis == 0 ? format_.width : format_.height) + 2 * pad;
-    const int levels = static_cast<int>(std::floor(std::log2(length)));
+    const Pyramid lines = pyramidOf(length);
     const bool pyramid =
         !packed_ && limits_.boxPyramid != PyramidUse::Never &&
-        (limits_.boxPyramid == PyramidUse::Always || 2 * (2 * levels + 6) < taps) &&
-        fits(pyramidBoxShader(!packed_, axis, box, pyramidOf(length), length, 0, 0, in.format, in.format, in.format).cost,
-             limits_.budget);
+        (limits_.boxPyramid == PyramidUse::Always || 2 * (2 * lines.levels + 6) < taps) &&
+        fits(pyramidBoxShader(!packed_, axis, box, lines, length, 0, 0, in.format, in.format, in.format).cost, limits_.budget);
     Value v = in;
     for (int pass = 0; pass < kBoxPasses && failure_; ++pass) {
         const int shift = pass == 0 ? -pad : pass == kBoxPasses - 1 ? pad : 0;
@@ -1492,6 +1492,13 @@ Status FragmentBackend::copyTexture(const TextureFrame& in, const TextureTarget&
     return textureDraws(in, out, Encoding{}, false);
 }
 
+const FragmentBackend::Draw& FragmentBackend::textureDraw(const std::string& key, const std::function<Draw()>& make) {
+    for (const auto& [k, d] : textureDrawCache_)
+        if (k == key) return d;
+    textureDrawCache_.emplace_back(key, make());
+    return textureDrawCache_.back().second;
+}
+
 Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding,
                                      bool runChain) {
     using Source = TextureFrame::Source;
@@ -1521,35 +1528,45 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     // 1. The channel (or the BT.601 luma, as lumaOf() rounds it) as 8-bit codes in texel.r of an
     //    RGBA8 plane: what the chain's first passes read from the luma plane (Luma8 and Float
     //    planes both decode texel.r).
+    // The two draws are built once per source and input size, and per encoding; a frame only
+    // binds the textures (the planes above) and draws.
     const bool bt601 = in.source == Source::Rgb || in.source == Source::Bgr;
-    FragmentWriter importer(bt601 ? "import BT.601 luma" : "import one channel", !packed_);
-    importer.input(0, PlaneFormat{PlaneKind::Luma8, false, 1, true});
-    if (bt601) {
-        const char* rgb = in.source == Source::Rgb ? ".rgb" : ".bgr";
-        importer.line("vec3 c = floor(" + importer.fetchRaw(0, "") + rgb + " * 255.0 + 0.5);", 2);
-        importer.line("float code = floor(dot(c, vec3(19595.0, 38470.0, 7471.0)) / 65536.0 + 0.5) / 255.0;", 4);
-    } else {
-        const char* channel[] = {".r", ".g", ".b", ".a"};
-        importer.line("float code = " + importer.fetchRaw(0, "") + channel[static_cast<int>(in.source)] + ";", 0);
-    }
-    const Draw import = makeDraw(importer.finishRaw("vec4(code, 0.0, 0.0, 1.0)"), {Value{inputPlane_, {}}},
-                                 Value{importPlane_, {}});
+    const Draw& import = textureDraw(
+        "import " + std::to_string(static_cast<int>(in.source)) + " " + std::to_string(in.textureWidth) + "x" +
+            std::to_string(in.textureHeight),
+        [&] {
+            FragmentWriter importer(bt601 ? "import BT.601 luma" : "import one channel", !packed_);
+            importer.input(0, PlaneFormat{PlaneKind::Luma8, false, 1, true});
+            if (bt601) {
+                const char* rgb = in.source == Source::Rgb ? ".rgb" : ".bgr";
+                importer.line("vec3 c = floor(" + importer.fetchRaw(0, "") + rgb + " * 255.0 + 0.5);", 2);
+                importer.line("float code = floor(dot(c, vec3(19595.0, 38470.0, 7471.0)) / 65536.0 + 0.5) / 255.0;", 4);
+            } else {
+                const char* channel[] = {".r", ".g", ".b", ".a"};
+                importer.line("float code = " + importer.fetchRaw(0, "") + channel[static_cast<int>(in.source)] + ";", 0);
+            }
+            return makeDraw(importer.finishRaw("vec4(code, 0.0, 0.0, 1.0)"), {Value{inputPlane_, {}}},
+                            Value{importPlane_, {}});
+        });
     // 3. The result (or, copying, the imported plane) through the encoding, as the cpu encoder:
     //    u = (offset + scale v) 255, 0 below and 255 above the range, else floor(u + 0.5); the
     //    magnitude of a complex result. Into the output's channel alone, or into every channel.
-    const Value result = !runChain             ? Value{importPlane_, PlaneFormat{PlaneKind::Luma8, false, 1, true}}
-                         : redResult_ > 0 ? Value{redResult_, PlaneFormat{}}
-                                          : result_;
-    FragmentWriter encoder("encode to 8 bits", !packed_);
-    encoder.input(0, result.format);
-    encoder.uniform("u_encode");
-    encoder.line("vec2 v = " + encoder.fetch(0, "") + ";", 0);
-    encoder.line(std::string("float u = (u_encode.x + u_encode.y * ") + (runChain && complexOutput_ ? "length(v)" : "v.x") +
-                     ") * 255.0;",
-                 3);
-    encoder.line("float code = u > 0.0 ? min(floor(u + 0.5), 255.0) : 0.0;", 3);
-    const Draw encode = makeDraw(encoder.finishRaw("vec4(code / 255.0)"), {result}, Value{outputPlane_, {}},
-                                 {{"u_encode", {static_cast<float>(encoding.offset), static_cast<float>(encoding.scale), 0, 0}}});
+    const Draw& encode = textureDraw(
+        std::string(runChain ? "encode " : "copy ") + glslFloat(encoding.offset) + " " + glslFloat(encoding.scale), [&] {
+            const Value result = !runChain             ? Value{importPlane_, PlaneFormat{PlaneKind::Luma8, false, 1, true}}
+                                 : redResult_ > 0 ? Value{redResult_, PlaneFormat{}}
+                                                  : result_;
+            FragmentWriter encoder("encode to 8 bits", !packed_);
+            encoder.input(0, result.format);
+            encoder.uniform("u_encode");
+            encoder.line("vec2 v = " + encoder.fetch(0, "") + ";", 0);
+            encoder.line(std::string("float u = (u_encode.x + u_encode.y * ") +
+                             (runChain && complexOutput_ ? "length(v)" : "v.x") + ") * 255.0;",
+                         3);
+            encoder.line("float code = u > 0.0 ? min(floor(u + 0.5), 255.0) : 0.0;", 3);
+            return makeDraw(encoder.finishRaw("vec4(code / 255.0)"), {result}, Value{outputPlane_, {}},
+                            {{"u_encode", {static_cast<float>(encoding.offset), static_cast<float>(encoding.scale), 0, 0}}});
+        });
     if (!failure_) return failure_;
 
     beginDraws();

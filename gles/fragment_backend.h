@@ -1,6 +1,8 @@
 #pragma once
 
 #include <complex>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,6 +114,8 @@ private:
     };
 
     Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
+    /// processTexture's import and encode draws, made by `make` the first time `key` is asked for.
+    const Draw& textureDraw(const std::string& key, const std::function<Draw()>& make);
     void beginDraws();  // the full-screen triangle, no blending
     void run(const Draw& d);
     void runSteps();
@@ -183,6 +187,7 @@ private:
     // processTexture: the borrowed input texture, an RGBA8 plane of its luma (in texel.r), and the
     // borrowed output texture with a framebuffer of ours.
     int inputPlane_ = -1, importPlane_ = -1, outputPlane_ = -1;
+    std::deque<std::pair<std::string, Draw>> textureDrawCache_;  // textureDraw(): a deque keeps references valid
 };
 
 } // namespace striate::gles
