@@ -23,4 +23,15 @@ Status checkFrameSize(int width, int height, const FrameFormat& configured) {
     return {};
 }
 
+Status Backend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
+    ChainOutput r;
+    if (Status s = process(luma, &r); !s) return s;
+    for (int y = 0; y < r.real.height; ++y) {
+        const float* src = r.real.row(y);
+        std::uint8_t* dst = out.data + y * out.stride;
+        for (int x = 0; x < r.real.width; ++x) dst[x * out.step] = encode8(src[x], out.encoding);
+    }
+    return {};
+}
+
 } // namespace striate

@@ -46,6 +46,15 @@ struct ChainOutput {
     ImageView<const Complex32> complexPlane;
 };
 
+/// Where process8() writes: 8-bit samples `step` bytes apart (a channel of interleaved data when
+/// above 1), rows `stride` bytes apart, each the real output through `encoding` (encode8).
+struct Output8 {
+    std::uint8_t* data = nullptr;
+    std::ptrdiff_t stride = 0;
+    int step = 1;
+    Encoding encoding;
+};
+
 /// Largest width or height any backend accepts; GPU backends lower it to their texture limit.
 inline constexpr int kMaxDimension = 1 << 15;
 
@@ -65,6 +74,11 @@ public:
     virtual Status validate(const Chain& chain, const FrameFormat& format) const = 0;
     virtual Status configure(const Chain& chain, const FrameFormat& format) = 0;
     virtual Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
+    /// One frame straight to 8-bit samples: the same codes as process() and encode8 of its real
+    /// output (chains with a real output only). The default does exactly that, one sample at a
+    /// time on the calling thread; backends override it with a faster way (threads, NEON, an
+    /// 8-bit form of the last stage that never writes the float plane).
+    virtual Status process8(ImageView<const std::uint8_t> luma, const Output8& out);
 };
 
 } // namespace striate

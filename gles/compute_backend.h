@@ -7,6 +7,7 @@
 
 #include "core/backend.h"
 #include "core/image.h"
+#include "cpu/neon/encode.h"
 #include "cpu/neon/plan.h"
 #include "gles/egl_context.h"
 #include "gles/program_cache.h"
@@ -50,6 +51,9 @@ public:
     Status validate(const Chain& chain, const FrameFormat& format) const override;
     Status configure(const Chain& chain, const FrameFormat& format) override;
     Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
+    Status process8(ImageView<const std::uint8_t> luma, const Output8& out) override {
+        return cpu::processThenEncode8(*this, luma, out);
+    }
 
     /// The passes of the configured chain, in order.
     const std::vector<PassInfo>& passes() const { return passes_; }

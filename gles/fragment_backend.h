@@ -10,6 +10,7 @@
 #include "core/backend.h"
 #include "core/coefficients.h"
 #include "core/image.h"
+#include "cpu/neon/encode.h"
 #include "cpu/neon/plan.h"
 #include "gles/compute_backend.h"
 #include "gles/egl_context.h"
@@ -50,6 +51,9 @@ public:
     Status validate(const Chain& chain, const FrameFormat& format) const override;
     Status configure(const Chain& chain, const FrameFormat& format) override;
     Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
+    Status process8(ImageView<const std::uint8_t> luma, const Output8& out) override {
+        return cpu::processThenEncode8(*this, luma, out);
+    }
 
     /// One line per pass: shader, output format, draws and cost.
     const std::vector<PassInfo>& passes() const { return passes_; }

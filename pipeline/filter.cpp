@@ -286,12 +286,6 @@ bool ensureConfigured(GstStriateFilter* f) {
     return true;
 }
 
-/// Writes a backend's real output through the chain's encoding into one 8-bit plane (or a
-/// strided channel of one: `step` bytes between pixels).
-void writePlane8(const ChainOutput& r, const Encoding& e, std::uint8_t* dst, int stride, int step) {
-    cpu::encodePlane8(r.real, e, dst, stride, step);
-}
-
 /// Copies one channel of interleaved 8-bit data into a plane.
 void extractChannel(const std::uint8_t* src, int stride, int step, Image<std::uint8_t>* dst) {
     for (int y = 0; y < dst->height(); ++y) {
@@ -315,17 +309,19 @@ bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend
     return ensureConfigured(f);
 }
 
-/// Runs one frame. A GPU backend that fails mid-stream (context loss, a GL error) posts one
-/// warning and the frame runs again on the cpu backend, which stays until the properties change:
-/// the stream goes on and no frame is dropped (DESIGN.md). `backend` follows the switch.
-bool processFrame(GstStriateFilter* f, Backend** backend, ImageView<const std::uint8_t> luma, ChainOutput* r) {
+/// Runs one frame: `run` calls process() or process8() on the backend it is given. A GPU backend
+/// that fails mid-stream (context loss, a GL error) posts one warning and the frame runs again on
+/// the cpu backend, which stays until the properties change: the stream goes on and no frame is
+/// dropped (DESIGN.md). `backend` follows the switch.
+template <class Run>
+bool processFrame(GstStriateFilter* f, Backend** backend, Run&& run) {
     FilterState* s = stateOf(f);
-    Status st = (*backend)->process(luma, r);
+    Status st = run(**backend);
     if (st) return true;
     const bool gpu = *backend == s->backend.get() && std::string_view(s->backend->name()).rfind("gles", 0) == 0;
     if (gpu && switchToCpu(f, st, s->backend->name())) {
         *backend = s->backend.get();
-        st = (*backend)->process(luma, r);
+        st = run(**backend);
         if (st) return true;
     }
     GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
@@ -337,10 +333,8 @@ bool blurChannel(GstStriateFilter* f, Backend* backend, Image<std::uint8_t>* scr
                  int srcStride, int step, std::uint8_t* dst, int dstStride, int w, int h) {
     scratch->reset(w, h);
     extractChannel(src, srcStride, step, scratch);
-    ChainOutput r;
-    if (!processFrame(f, &backend, scratch->view(), &r)) return false;
-    writePlane8(r, Encoding{}, dst, dstStride, step);
-    return true;
+    const Output8 out{dst, dstStride, step, Encoding{}};
+    return processFrame(f, &backend, [&](Backend& b) { return b.process8(scratch->view(), out); });
 }
 
 GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVideoFrame* outFrame) {
@@ -395,16 +389,19 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
         }
         luma = s->luma.view();
     }
-    ChainOutput r;
     Backend* backend = s->backend.get();
-    if (!processFrame(f, &backend, luma, &r)) return GST_FLOW_ERROR;
     const Encoding e = s->chain.encoding();
     if (outFormat == GST_VIDEO_FORMAT_GRAY16_LE) {
         static_assert(G_BYTE_ORDER == G_LITTLE_ENDIAN, "GRAY16_LE output assumes a little-endian host");
-        cpu::encodePlane16(r.real, e, reinterpret_cast<std::uint16_t*>(out0), outStride0);
-    } else {
-        writePlane8(r, e, out0, outStride0, 1);
+        return processFrame(f, &backend, [&](Backend& b) {
+            ChainOutput r;
+            Status st = b.process(luma, &r);
+            if (st) cpu::encodePlane16(r.real, e, reinterpret_cast<std::uint16_t*>(out0), outStride0);
+            return st;
+        }) ? GST_FLOW_OK : GST_FLOW_ERROR;
     }
+    const Output8 out{out0, outStride0, 1, e};
+    if (!processFrame(f, &backend, [&](Backend& b) { return b.process8(luma, out); })) return GST_FLOW_ERROR;
     return GST_FLOW_OK;
 }
 

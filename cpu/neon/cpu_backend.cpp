@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
+#include "cpu/neon/encode.h"
 #include "cpu/neon/lines.h"
 #include "cpu/neon/neon.h"
 
@@ -50,9 +52,16 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     }
     const std::size_t blockSize = std::max(static_cast<std::size_t>(std::max(W, H) + 2 * pad) * kLanes,
                                            static_cast<std::size_t>(W + 2 * radius));
+    std::size_t ring = 0;
+    for (const StagePlan& p : plans_)
+        for (const BlurPlan* b : {&p.blur, &p.gabor.dcBlur})
+            if (b->method == BlurMethod::Direct && !b->taps.empty() && banded(*b))
+                ring = std::max(ring, FirBand<float>::workspaceFloats(W, static_cast<int>(b->taps.size()) - 1));
     scratch_.assign(pool_.size(), Scratch{});
-    for (Scratch& s : scratch_)
+    for (Scratch& s : scratch_) {
         for (auto& b : s.block) b.assign(blockSize, 0.0f);
+        s.ring.assign(ring, 0.0f);
+    }
     for (Image<float>* p : {&stageOut_[0], &stageOut_[1], &rowPass_, &re_, &im_, &gauss_, &strength_}) p->reset(W, H);
     sector_.reset(W, H);
     class_.reset(W, H);
@@ -68,9 +77,26 @@ std::vector<std::string> CpuBackend::kernels() const {
     return names;
 }
 
+int CpuBackend::bandRows() const {
+    const int bands = 2 * pool_.size();
+    return std::max(kLanes, (format_.height + bands - 1) / bands);
+}
+
+bool CpuBackend::banded(const BlurPlan& plan) const {
+    return 8 * (static_cast<int>(plan.taps.size()) - 1) <= bandRows();
+}
+
 template <class Src>
 void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out) {
     const int W = in.width, H = in.height;
+    if (plan.method == BlurMethod::Direct && banded(plan)) {
+        const int rows = bandRows();
+        pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
+            FirBand<Src> band(in, plan.taps, scratch_[worker].ring.data());
+            for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) band.rowInto(y, out.row(y));
+        });
+        return;
+    }
     if (plan.method == BlurMethod::Direct) {
         // Row-wise schedule: no transposes for an FIR (the block engine serves the recursions).
         pool_.parallelFor(groups(H), [&](int g, int worker) {
@@ -192,33 +218,90 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
 
 namespace {
 
-/// One row of central-difference gradients: L2 magnitude and NMS sector (ALGORITHMS.md 4.1).
-void gradientRow(const float* up, const float* mid, const float* dn, int W, float* m, std::uint8_t* sec) {
-    const float t1 = static_cast<float>(kTan22_5), t2 = static_cast<float>(kTan67_5);
+/// Central differences of the smoothed image at x (ALGORITHMS.md 4.1), clamped at the row ends.
+inline void gradientAt(const float* up, const float* mid, const float* dn, int W, int x, float* gx, float* gy) {
+    *gx = (mid[std::min(x + 1, W - 1)] - mid[std::max(x - 1, 0)]) * 0.5f;
+    *gy = (dn[x] - up[x]) * 0.5f;
+}
+
+/// The NMS sector of a gradient (kSectorStep).
+inline int sectorOf(float gx, float gy) {
+    const float ax = std::abs(gx), ay = std::abs(gy);
+    return ay <= static_cast<float>(kTan22_5) * ax ? 0 : ay > static_cast<float>(kTan67_5) * ax ? 2 : ((gx > 0) == (gy > 0) ? 1 : 3);
+}
+
+/// One row of squared gradient magnitudes.
+void squaredMagnitudeRow(const float* up, const float* mid, const float* dn, int W, float* m2) {
     auto scalar = [&](int x) {
-        const float gx = (mid[std::min(x + 1, W - 1)] - mid[std::max(x - 1, 0)]) * 0.5f;
-        const float gy = (dn[x] - up[x]) * 0.5f;
-        m[x] = std::sqrt(gx * gx + gy * gy);
-        const float ax = std::abs(gx), ay = std::abs(gy);
-        sec[x] = ay <= t1 * ax ? 0 : ay > t2 * ax ? 2 : ((gx > 0) == (gy > 0) ? 1 : 3);
+        float gx, gy;
+        gradientAt(up, mid, dn, W, x, &gx, &gy);
+        m2[x] = gx * gx + gy * gy;
+    };
+    int x = 0;
+    if (W > 0) scalar(x++);
+    const float32x4_t half = vdupq_n_f32(0.5f);
+    for (; x + 4 <= W - 1; x += 4) {
+        const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
+        const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
+        vst1q_f32(m2 + x, vaddq_f32(vmulq_f32(gx, gx), vmulq_f32(gy, gy)));
+    }
+    for (; x < W; ++x) scalar(x);
+}
+
+/// One row of Canny's non-maximum suppression and double threshold (0 none, 1 weak, 2 strong)
+/// from the smoothed rows around it (for the gradient's sector) and the squared magnitudes of
+/// the rows y - 1, y, y + 1. Squares compare as the magnitudes do: v > b (1 + t) iff
+/// v^2 > b^2 (1 + t)^2 for non-negative values, so no square root is taken.
+void cannyRow(const float* up, const float* mid, const float* dn, const float* a, const float* m, const float* b, int W,
+              float low, float high, std::uint8_t* cls) {
+    const float up2 = static_cast<float>((1 + kTieTolerance) * (1 + kTieTolerance));
+    const float down2 = static_cast<float>((1 - kTieTolerance) * (1 - kTieTolerance));
+    const float low2 = low * low, high2 = high * high;
+    const float* rows[3] = {a, m, b};
+    auto scalar = [&](int x) {
+        float gx, gy;
+        gradientAt(up, mid, dn, W, x, &gx, &gy);
+        const int sec = sectorOf(gx, gy);
+        const int dx = kSectorStep[sec][0], dy = kSectorStep[sec][1];
+        const float v = m[x];
+        const float before = rows[1 - dy][std::clamp(x - dx, 0, W - 1)];
+        const float after = rows[1 + dy][std::clamp(x + dx, 0, W - 1)];
+        const bool isMax = v > before * up2 && v >= after * down2;
+        cls[x] = !isMax ? 0 : v >= high2 ? 2 : v >= low2 ? 1 : 0;
     };
     int x = 0;
     if (W > 0) scalar(x++);
     const float32x4_t half = vdupq_n_f32(0.5f), zero = vdupq_n_f32(0.0f);
+    const float t1 = static_cast<float>(kTan22_5), t2 = static_cast<float>(kTan67_5);
     for (; x + 4 <= W - 1; x += 4) {
+        // Most pixels lie below the low threshold, where the class is 0 whatever the neighbours.
+        const float32x4_t v = vld1q_f32(m + x);
+        const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low2));
+        if (!anyLane(weak)) {
+            std::memset(cls + x, 0, 4);
+            continue;
+        }
         const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
         const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
-        vst1q_f32(m + x, sqrtq(vaddq_f32(vmulq_f32(gx, gx), vmulq_f32(gy, gy))));
         const float32x4_t ax = vabsq_f32(gx), ay = vabsq_f32(gy);
-        const uint32x4_t isX = vcleq_f32(ay, vmulq_n_f32(ax, t1));
-        const uint32x4_t isY = vcgtq_f32(ay, vmulq_n_f32(ax, t2));
+        const uint32x4_t isX = vcleq_f32(ay, vmulq_n_f32(ax, t1));   // sector 0: (x-1, y) / (x+1, y)
+        const uint32x4_t isY = vcgtq_f32(ay, vmulq_n_f32(ax, t2));   // sector 2: (x, y-1) / (x, y+1)
         const uint32x4_t diag = vceqq_u32(vcgtq_f32(gx, zero), vcgtq_f32(gy, zero));
-        uint32x4_t code = vbslq_u32(diag, vdupq_n_u32(1), vdupq_n_u32(3));
-        code = vbslq_u32(isY, vdupq_n_u32(2), code);
-        code = vbslq_u32(isX, vdupq_n_u32(0), code);
-        const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(code), vmovn_u32(code)));
+        // diag: sector 1, (x-1, y-1) / (x+1, y+1); otherwise sector 3, (x+1, y-1) / (x-1, y+1)
+        float32x4_t before = vbslq_f32(diag, vld1q_f32(a + x - 1), vld1q_f32(a + x + 1));
+        float32x4_t after = vbslq_f32(diag, vld1q_f32(b + x + 1), vld1q_f32(b + x - 1));
+        before = vbslq_f32(isY, vld1q_f32(a + x), before);
+        after = vbslq_f32(isY, vld1q_f32(b + x), after);
+        before = vbslq_f32(isX, vld1q_f32(m + x - 1), before);
+        after = vbslq_f32(isX, vld1q_f32(m + x + 1), after);
+        const uint32x4_t isMax =
+            vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up2)), vcgeq_f32(v, vmulq_n_f32(after, down2)));
+        const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high2));
+        uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
+        c = vandq_u32(c, isMax);
+        const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
         const std::uint32_t packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
-        std::memcpy(sec + x, &packed, 4);
+        std::memcpy(cls + x, &packed, 4);
     }
     for (; x < W; ++x) scalar(x);
 }
@@ -266,31 +349,64 @@ void suppressRow(const float* a, const float* m, const float* b, const std::uint
     for (; x < W; ++x) scalar(x);
 }
 
+/// Canny's classes of rows [y0, y1) from the smoothed rows, which smoothed(y) returns (rows
+/// asked for in increasing order, each one within four of the latest). The squared gradient
+/// magnitudes of the rows y - 1..y + 1 sit in a ring of three rows (`ring`, 3W floats).
+template <class Smoothed>
+void cannyBand(Smoothed&& smoothed, int W, int H, int y0, int y1, float low, float high, float* ring,
+               ImageView<std::uint8_t> cls, ImageView<float> strength) {
+    auto slot = [&](int y) { return ring + (y % 3) * static_cast<std::ptrdiff_t>(W); };
+    int next = std::max(y0 - 1, 0);
+    auto magnitudes = [&](int y) {
+        for (; next <= y; ++next)
+            squaredMagnitudeRow(smoothed(std::max(next - 1, 0)), smoothed(next), smoothed(std::min(next + 1, H - 1)), W,
+                                slot(next));
+        return slot(y);
+    };
+    for (int y = y0; y < y1; ++y) {
+        const int above = std::max(y - 1, 0), below = std::min(y + 1, H - 1);
+        const float* b = magnitudes(below);
+        cannyRow(smoothed(above), smoothed(y), smoothed(below), slot(above), slot(y), b, W, low, high, cls.row(y));
+        if (!strength.empty()) {
+            const float* m2 = slot(y);
+            float* out = strength.row(y);
+            int x = 0;
+            for (; x + 4 <= W; x += 4) vst1q_f32(out + x, sqrtq(vld1q_f32(m2 + x)));
+            for (; x < W; ++x) out[x] = std::sqrt(m2[x]);
+        }
+    }
+}
+
 } // namespace
 
-void CpuBackend::cannyClasses(ImageView<const float> s, const EdgeSpec& spec, bool keepStrength) {
-    // Gradient and suppression fused per band: three gradient rows in a per-thread ring, so the
-    // strength and sector planes are written only when the strength output needs them.
-    const int W = s.width, H = s.height;
+template <class Src>
+void CpuBackend::cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec,
+                              bool keepStrength) {
+    // A banded smoothing runs inside the bands (FirBand into a ring of five smoothed rows), so
+    // the smoothed image never goes to memory; any other method smooths the whole plane first.
+    const int W = in.width, H = in.height;
+    const bool fused = smoothing.method == BlurMethod::Direct && banded(smoothing);
+    if (!fused) blur(smoothing, in, gauss_.view());
+    const ImageView<const float> plane = gauss_.view();
     const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
-    pool_.parallelFor(groups(H), [&](int g, int worker) {
+    const ImageView<float> strength = keepStrength ? strength_.view() : ImageView<float>();
+    const int rows = bandRows();
+    pool_.parallelFor((H + rows - 1) / rows, [&](int band, int worker) {
         Scratch& scratch = scratch_[worker];
-        float* m[3] = {scratch.block[1].data(), scratch.block[1].data() + W, scratch.block[1].data() + 2 * W};
-        auto* secBase = reinterpret_cast<std::uint8_t*>(scratch.block[2].data());
-        std::uint8_t* sec[3] = {secBase, secBase + W, secBase + 2 * W};
-        auto gradientOf = [&](int y, int slot) {
-            y = std::clamp(y, 0, H - 1);
-            gradientRow(s.row(std::max(y - 1, 0)), s.row(y), s.row(std::min(y + 1, H - 1)), W, m[slot], sec[slot]);
-        };
-        const int y0 = g * kLanes, y1 = std::min(H, y0 + kLanes);
-        gradientOf(y0 - 1, 0);
-        gradientOf(y0, 1);
-        for (int y = y0; y < y1; ++y) {
-            const int prev = (y - y0) % 3, cur = (y - y0 + 1) % 3, next = (y - y0 + 2) % 3;
-            gradientOf(y + 1, next);
-            suppressRow(m[prev], m[cur], m[next], sec[cur], W, low, high, class_.row(y));
-            if (keepStrength) std::copy(m[cur], m[cur] + W, strength_.row(y));
+        const int y0 = band * rows, y1 = std::min(H, y0 + rows);
+        float* magnitudes = scratch.block[1].data();
+        if (!fused) {
+            cannyBand([&](int y) { return plane.row(y); }, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
+            return;
         }
+        FirBand<Src> fir(in, smoothing.taps, scratch.ring.data());
+        float* rowsOut = scratch.block[2].data();
+        int next = std::max(y0 - 2, 0);
+        auto smoothed = [&](int y) -> const float* {
+            for (; next <= y; ++next) fir.rowInto(next, rowsOut + (next % 5) * static_cast<std::ptrdiff_t>(W));
+            return rowsOut + (y % 5) * static_cast<std::ptrdiff_t>(W);
+        };
+        cannyBand(smoothed, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
     });
     trace();
 }
@@ -337,6 +453,78 @@ void CpuBackend::trace() {
 }
 
 template <class Src>
+void CpuBackend::edgeClasses(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in) {
+    if (spec.method == EdgeMethod::Canny) {
+        cannyClasses(plan.blur, in, spec, spec.output == EdgeOutput::Strength);
+    } else {
+        gabor(plan.gabor, in, strength_.view());
+        suppressAndTrace(spec);
+    }
+}
+
+template <class Src>
+void CpuBackend::writeEdges(const EdgeSpec& spec, ImageView<const Src> in, ImageView<float> out) {
+    const int W = in.width, H = in.height;
+    pool_.parallelFor(groups(H), [&](int g, int) {
+        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
+            const std::uint8_t* cls = class_.row(y);
+            float* o = out.row(y);
+            switch (spec.output) {
+            case EdgeOutput::Strength: std::copy(strength_.row(y), strength_.row(y) + W, o); break;
+            case EdgeOutput::Edges: {
+                int x = 0;
+                const uint32x4_t one = vreinterpretq_u32_f32(vdupq_n_f32(1.0f));
+                for (; x + 8 <= W; x += 8) {
+                    // All-ones lanes where the class is 3, widened with sign extension.
+                    const int16x8_t mask = vmovl_s8(vreinterpret_s8_u8(vceq_u8(vld1_u8(cls + x), vdup_n_u8(3))));
+                    const uint32x4_t lo = vreinterpretq_u32_s32(vmovl_s16(vget_low_s16(mask)));
+                    const uint32x4_t hi = vreinterpretq_u32_s32(vmovl_s16(vget_high_s16(mask)));
+                    vst1q_f32(o + x, vreinterpretq_f32_u32(vandq_u32(lo, one)));
+                    vst1q_f32(o + x + 4, vreinterpretq_f32_u32(vandq_u32(hi, one)));
+                }
+                for (; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : 0.0f;
+                break;
+            }
+            case EdgeOutput::Overlay:
+                for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : unitValue(in.row(y)[x]);
+                break;
+            }
+        }
+    });
+}
+
+template <class Src>
+void CpuBackend::writeEdges8(const EdgeSpec& spec, ImageView<const Src> in, const Output8& out) {
+    const int W = in.width, H = in.height;
+    const std::uint8_t edge = encode8(1.0f, out.encoding), none = encode8(0.0f, out.encoding);
+    // Overlay from 8-bit input: the code of each input value, once per frame.
+    std::uint8_t lut[256];
+    if constexpr (std::is_same_v<Src, std::uint8_t>)
+        for (int v = 0; v < 256; ++v) lut[v] = encode8(unitValue(static_cast<std::uint8_t>(v)), out.encoding);
+    pool_.parallelFor(groups(H), [&](int g, int) {
+        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
+            const std::uint8_t* cls = class_.row(y);
+            std::uint8_t* o = out.data + y * out.stride;
+            if (spec.output == EdgeOutput::Overlay) {
+                const Src* v = in.row(y);
+                for (int x = 0; x < W; ++x) {
+                    std::uint8_t code;
+                    if constexpr (std::is_same_v<Src, std::uint8_t>) code = lut[v[x]];
+                    else code = encode8(unitValue(v[x]), out.encoding);
+                    o[x * out.step] = cls[x] == 3 ? edge : code;
+                }
+                continue;
+            }
+            int x = 0;
+            if (out.step == 1)
+                for (; x + 16 <= W; x += 16)
+                    vst1q_u8(o + x, vbslq_u8(vceqq_u8(vld1q_u8(cls + x), vdupq_n_u8(3)), vdupq_n_u8(edge), vdupq_n_u8(none)));
+            for (; x < W; ++x) o[x * out.step] = cls[x] == 3 ? edge : none;
+        }
+    });
+}
+
+template <class Src>
 void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out) {
     const Stage& stage = chain_.stages[index];
     const StagePlan& plan = plans_[index];
@@ -345,58 +533,56 @@ void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<
     } else if (std::holds_alternative<GaborSpec>(stage)) {
         gabor(plan.gabor, in, out);
     } else if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
-        if (e->method == EdgeMethod::Canny) {
-            blur(plan.blur, in, gauss_.view());
-            cannyClasses(gauss_.view(), *e, e->output == EdgeOutput::Strength);
-        } else {
-            gabor(plan.gabor, in, strength_.view());
-            suppressAndTrace(*e);
-        }
-        const int W = in.width, H = in.height;
-        pool_.parallelFor(groups(H), [&](int g, int) {
-            for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
-                const std::uint8_t* cls = class_.row(y);
-                float* o = out.row(y);
-                switch (e->output) {
-                case EdgeOutput::Strength: std::copy(strength_.row(y), strength_.row(y) + W, o); break;
-                case EdgeOutput::Edges: {
-                    int x = 0;
-                    const uint32x4_t one = vreinterpretq_u32_f32(vdupq_n_f32(1.0f));
-                    for (; x + 8 <= W; x += 8) {
-                        // All-ones lanes where the class is 3, widened with sign extension.
-                        const int16x8_t mask = vmovl_s8(vreinterpret_s8_u8(vceq_u8(vld1_u8(cls + x), vdup_n_u8(3))));
-                        const uint32x4_t lo = vreinterpretq_u32_s32(vmovl_s16(vget_low_s16(mask)));
-                        const uint32x4_t hi = vreinterpretq_u32_s32(vmovl_s16(vget_high_s16(mask)));
-                        vst1q_f32(o + x, vreinterpretq_f32_u32(vandq_u32(lo, one)));
-                        vst1q_f32(o + x + 4, vreinterpretq_f32_u32(vandq_u32(hi, one)));
-                    }
-                    for (; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : 0.0f;
-                    break;
-                }
-                case EdgeOutput::Overlay:
-                    for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : unitValue(in.row(y)[x]);
-                    break;
-                }
-            }
-        });
+        edgeClasses(plan, *e, in);
+        writeEdges(*e, in, out);
     }
 }
 
-Status CpuBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out) {
-    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
-    for (std::size_t i = 0; i < chain_.stages.size(); ++i) {
+template <class F>
+void CpuBackend::runStagesBefore(std::size_t count, ImageView<const std::uint8_t> luma, F&& f) {
+    for (std::size_t i = 0; i < count; ++i) {
         ImageView<float> dst = stageOut_[i % 2].view();
         if (i == 0) runStage(i, luma, dst);
         else runStage(i, ImageView<const float>(stageOut_[(i - 1) % 2].view()), dst);
     }
+    if (count == 0) f(luma);
+    else f(ImageView<const float>(stageOut_[(count - 1) % 2].view()));
+}
+
+Status CpuBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out) {
+    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
+    const std::size_t last = chain_.stages.size() - 1;
+    ImageView<float> dst = stageOut_[last % 2].view();
+    runStagesBefore(last, luma, [&](auto in) { runStage(last, in, dst); });
     *out = ChainOutput{};
-    out->real = stageOut_[(chain_.stages.size() - 1) % 2].view();
+    out->real = dst;
     if (chain_.complexOutput()) {
         for (int y = 0; y < format_.height; ++y)
             for (int x = 0; x < format_.width; ++x) complex_.at(x, y) = Complex32(re_.at(x, y), im_.at(x, y));
         out->complex = true;
         out->complexPlane = complex_.view();
     }
+    return {};
+}
+
+Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
+    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
+    const std::size_t last = chain_.stages.size() - 1;
+    if (const auto* e = std::get_if<EdgeSpec>(&chain_.stages[last]); e && e->output != EdgeOutput::Strength) {
+        runStagesBefore(last, luma, [&](auto in) {
+            edgeClasses(plans_[last], *e, in);
+            writeEdges8(*e, in, out);
+        });
+        return {};
+    }
+    ChainOutput r;
+    if (Status s = process(luma, &r); !s) return s;
+    const int W = format_.width, H = format_.height;
+    pool_.parallelFor(groups(H), [&](int g, int) {
+        const int y0 = g * kLanes, y1 = std::min(H, y0 + kLanes);
+        encodePlane8(ImageView<const float>(r.real.row(y0), W, y1 - y0, r.real.stride), out.encoding,
+                     out.data + y0 * out.stride, out.stride, out.step);
+    });
     return {};
 }
 

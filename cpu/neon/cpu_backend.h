@@ -24,6 +24,9 @@ public:
     Status validate(const Chain& chain, const FrameFormat& format) const override;
     Status configure(const Chain& chain, const FrameFormat& format) override;
     Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
+    /// Encodes in the worker threads; an edges stage last writes its codes from the edge classes
+    /// without the float plane.
+    Status process8(ImageView<const std::uint8_t> luma, const Output8& out) override;
 
     /// The kernel chosen for each configured stage, in order ("blur.recursive.yvv3", ...).
     std::vector<std::string> kernels() const;
@@ -32,19 +35,38 @@ public:
 private:
     struct Scratch {
         std::vector<float> block[5];
+        std::vector<float> ring;  // FirBand's workspace
     };
+    /// Rows per band of the banded passes: two bands per worker, at least kLanes rows.
+    int bandRows() const;
+    /// Whether a direct blur runs banded (FirBand): where the horizontal pass each band repeats
+    /// for its halo (2R rows) stays within a quarter of the band.
+    bool banded(const BlurPlan& plan) const;
     template <class Src>
     void runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
     void blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
     void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
-    /// Canny from the smoothed image: fused gradient and suppression, then hysteresis.
-    void cannyClasses(ImageView<const float> smoothed, const EdgeSpec& spec, bool keepStrength);
+    /// Canny: smoothing, then gradient and suppression fused per band (a banded smoothing fused
+    /// too), then hysteresis.
+    template <class Src>
+    void cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec, bool keepStrength);
     /// Gabor energy edges from strength_ and sector_: suppression, then hysteresis.
     void suppressAndTrace(const EdgeSpec& spec);
     /// Hysteresis on class_: 3 marks the edges.
     void trace();
+    /// An edges stage up to class_ (3 marks the edges), from the stage's input.
+    template <class Src>
+    void edgeClasses(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in);
+    /// The edges stage's output from class_: as floats, or as 8-bit codes.
+    template <class Src>
+    void writeEdges(const EdgeSpec& spec, ImageView<const Src> in, ImageView<float> out);
+    template <class Src>
+    void writeEdges8(const EdgeSpec& spec, ImageView<const Src> in, const Output8& out);
+    /// Runs stages [0, count) and calls f with the input of stage `count` (the luma or a float plane).
+    template <class F>
+    void runStagesBefore(std::size_t count, ImageView<const std::uint8_t> luma, F&& f);
 
     ThreadPool pool_;
     Chain chain_;

@@ -91,89 +91,107 @@ void scatterColumns(const float* block, int firstColumn, ImageView<float> dst) {
 
 namespace {
 
-template <class T>
-void firRowsImpl(ImageView<const T> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
-                 float* line) {
+/// N vectors of a symmetric FIR: out[i] = taps[0] c[i] + sum_k taps[k] pair(k, i), where
+/// pair(k, i) loads the two samples k before and after output i and adds them. N independent
+/// accumulators keep the adds' latency hidden; each output's order of operations is the same
+/// for every N.
+template <int N, class Pair>
+inline void symmetricTaps(const float* c, float* out, const std::vector<float>& taps, Pair pair) {
     const int R = static_cast<int>(taps.size()) - 1;
-    const int W = src.width;
-    for (int y = y0; y < y1; ++y) {
-        const T* in = src.row(y);
-        for (int i = 0; i < R; ++i) line[i] = loadScalar(in);
-        int x = 0;
-        for (; x + 4 <= W; x += 4) vst1q_f32(line + R + x, loadLane4(in + x));
-        for (; x < W; ++x) line[R + x] = loadScalar(in + x);
-        for (int i = 0; i < R; ++i) line[R + W + i] = loadScalar(in + W - 1);
-        float* out = dst.row(y);
-        const float* c = line + R;
-        x = 0;
-        for (; x + 8 <= W; x += 8) {
-            float32x4_t a0 = vmulq_n_f32(vld1q_f32(c + x), taps[0]);
-            float32x4_t a1 = vmulq_n_f32(vld1q_f32(c + x + 4), taps[0]);
-            for (int k = 1; k <= R; ++k) {
-                a0 = vmlaq_n_f32(a0, vaddq_f32(vld1q_f32(c + x - k), vld1q_f32(c + x + k)), taps[k]);
-                a1 = vmlaq_n_f32(a1, vaddq_f32(vld1q_f32(c + x + 4 - k), vld1q_f32(c + x + 4 + k)), taps[k]);
-            }
-            vst1q_f32(out + x, a0);
-            vst1q_f32(out + x + 4, a1);
-        }
-        for (; x < W; ++x) {
-            float acc = c[x] * taps[0];
-            for (int k = 1; k <= R; ++k) acc += (c[x - k] + c[x + k]) * taps[k];
-            out[x] = acc;
-        }
+    float32x4_t acc[N];
+    for (int q = 0; q < N; ++q) acc[q] = vmulq_n_f32(vld1q_f32(c + 4 * q), taps[0]);
+    for (int k = 1; k <= R; ++k) {
+        const float t = taps[k];
+        for (int q = 0; q < N; ++q) acc[q] = vmlaq_n_f32(acc[q], pair(k, 4 * q), t);
+    }
+    for (int q = 0; q < N; ++q) vst1q_f32(out + 4 * q, acc[q]);
+}
+
+template <class T>
+void firRowImpl(const T* in, int W, const std::vector<float>& taps, float* line, float* out) {
+    const int R = static_cast<int>(taps.size()) - 1;
+    for (int i = 0; i < R; ++i) line[i] = loadScalar(in);
+    int x = 0;
+    for (; x + 16 <= W; x += 16) loadLane16(in + x, line + R + x);
+    for (; x + 4 <= W; x += 4) vst1q_f32(line + R + x, loadLane4(in + x));
+    for (; x < W; ++x) line[R + x] = loadScalar(in + x);
+    for (int i = 0; i < R; ++i) line[R + W + i] = loadScalar(in + W - 1);
+    const float* c = line + R;
+    auto pair = [&](int k, int i) { return vaddq_f32(vld1q_f32(c + x + i - k), vld1q_f32(c + x + i + k)); };
+    x = 0;
+    for (; x + 16 <= W; x += 16) symmetricTaps<4>(c + x, out + x, taps, pair);
+    for (; x + 4 <= W; x += 4) symmetricTaps<1>(c + x, out + x, taps, pair);
+    for (; x < W; ++x) {
+        float acc = c[x] * taps[0];
+        for (int k = 1; k <= R; ++k) acc += (c[x - k] + c[x + k]) * taps[k];
+        out[x] = acc;
     }
 }
 
 } // namespace
 
+void firRow(const float* in, int width, const std::vector<float>& taps, float* line, float* out) {
+    firRowImpl(in, width, taps, line, out);
+}
+void firRow(const std::uint8_t* in, int width, const std::vector<float>& taps, float* line, float* out) {
+    firRowImpl(in, width, taps, line, out);
+}
+
+void firColumnRow(const float* const* window, int W, const std::vector<float>& taps, float* out) {
+    const int R = static_cast<int>(taps.size()) - 1;
+    const float* c = window[R];
+    // Chunks of 256 columns keep the 2R + 1 input row segments in L1.
+    constexpr int kChunk = 256;
+    for (int x0 = 0; x0 < W; x0 += kChunk) {
+        const int x1 = std::min(W, x0 + kChunk);
+        int x = x0;
+        auto pair = [&](int k, int i) { return vaddq_f32(vld1q_f32(window[R - k] + x + i), vld1q_f32(window[R + k] + x + i)); };
+        for (; x + 16 <= x1; x += 16) symmetricTaps<4>(c + x, out + x, taps, pair);
+        for (; x + 4 <= x1; x += 4) symmetricTaps<1>(c + x, out + x, taps, pair);
+        for (; x < x1; ++x) {
+            float acc = c[x] * taps[0];
+            for (int k = 1; k <= R; ++k) acc += (window[R - k][x] + window[R + k][x]) * taps[k];
+            out[x] = acc;
+        }
+    }
+}
+
 void firRows(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
              float* line) {
-    firRowsImpl(src, dst, y0, y1, taps, line);
+    for (int y = y0; y < y1; ++y) firRow(src.row(y), src.width, taps, line, dst.row(y));
 }
 void firRows(ImageView<const std::uint8_t> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
              float* line) {
-    firRowsImpl(src, dst, y0, y1, taps, line);
+    for (int y = y0; y < y1; ++y) firRow(src.row(y), src.width, taps, line, dst.row(y));
 }
 
 void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps) {
     const int R = static_cast<int>(taps.size()) - 1;
-    const int W = src.width, H = src.height;
-    // Row pointers of the window (clamped at the borders), built once per output row; chunks of
-    // 256 columns keep the 2R + 1 input row segments in L1.
-    constexpr int kChunk = 256;
-    constexpr int kMaxRadius = 1024;  // R = ceil(4 * 256)
-    const float* above[kMaxRadius + 1];
-    const float* below[kMaxRadius + 1];
+    const float* window[2 * kMaxFirRadius + 1];  // rows y - R..y + R, clamped at the borders
     for (int y = y0; y < y1; ++y) {
-        for (int k = 1; k <= R; ++k) {
-            above[k] = src.row(clampIndex(y - k, H));
-            below[k] = src.row(clampIndex(y + k, H));
-        }
-        float* out = dst.row(y);
-        const float* c = src.row(y);
-        for (int x0 = 0; x0 < W; x0 += kChunk) {
-            const int x1 = std::min(W, x0 + kChunk);
-            int x = x0;
-            for (; x + 8 <= x1; x += 8) {
-                float32x4_t a0 = vmulq_n_f32(vld1q_f32(c + x), taps[0]);
-                float32x4_t a1 = vmulq_n_f32(vld1q_f32(c + x + 4), taps[0]);
-                for (int k = 1; k <= R; ++k) {
-                    const float* u = above[k];
-                    const float* d = below[k];
-                    a0 = vmlaq_n_f32(a0, vaddq_f32(vld1q_f32(u + x), vld1q_f32(d + x)), taps[k]);
-                    a1 = vmlaq_n_f32(a1, vaddq_f32(vld1q_f32(u + x + 4), vld1q_f32(d + x + 4)), taps[k]);
-                }
-                vst1q_f32(out + x, a0);
-                vst1q_f32(out + x + 4, a1);
-            }
-            for (; x < x1; ++x) {
-                float acc = c[x] * taps[0];
-                for (int k = 1; k <= R; ++k) acc += (above[k][x] + below[k][x]) * taps[k];
-                out[x] = acc;
-            }
-        }
+        for (int j = -R; j <= R; ++j) window[R + j] = src.row(clampIndex(y + j, src.height));
+        firColumnRow(window, src.width, taps, dst.row(y));
     }
 }
+
+template <class T>
+FirBand<T>::FirBand(ImageView<const T> in, const std::vector<float>& taps, float* workspace)
+    : in_(in), taps_(taps), radius_(static_cast<int>(taps.size()) - 1), ring_(workspace),
+      line_(workspace + ringFloats(in.width, radius_)) {}
+
+template <class T>
+void FirBand<T>::rowInto(int y, float* out) {
+    const int R = radius_, H = in_.height, W = in_.width;
+    const std::ptrdiff_t lines = 2 * R + 1;
+    auto slot = [&](int r) { return ring_ + (r % lines) * static_cast<std::ptrdiff_t>(W); };
+    if (next_ < 0) next_ = std::max(y - R, 0);
+    for (; next_ <= std::min(y + R, H - 1); ++next_) firRow(in_.row(next_), W, taps_, line_, slot(next_));
+    for (int j = -R; j <= R; ++j) window_[R + j] = slot(clampIndex(y + j, H));
+    firColumnRow(window_, W, taps_, out);
+}
+
+template class FirBand<float>;
+template class FirBand<std::uint8_t>;
 
 GaborTaps gaborTapsFloat(double sigma, double w) {
     const std::vector<Complex64> t = gaborTaps(sigma, w);

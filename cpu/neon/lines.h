@@ -28,6 +28,9 @@ void gatherColumns(ImageView<const std::uint8_t> src, int firstColumn, float* bl
 void scatterRows(const float* block, int firstRow, ImageView<float> dst);
 void scatterColumns(const float* block, int firstColumn, ImageView<float> dst);
 
+/// The largest FIR radius: ceil(4 sigma) at the largest sigma (ALGORITHMS.md 1).
+inline constexpr int kMaxFirRadius = 1024;
+
 /// Sampled Gaussian FIR (the direct method), symmetric taps (taps[0..R]), replicate borders,
 /// scheduled row-wise: no transposes. Horizontal: each
 /// row of [y0, y1) is copied with R replicated samples per side into `line` (width + 2R floats)
@@ -37,6 +40,38 @@ void firRows(ImageView<const float> src, ImageView<float> dst, int y0, int y1, c
 void firRows(ImageView<const std::uint8_t> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
              float* line);
 void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps);
+/// One row of each: the horizontal pass of `in`, and the vertical pass of the rows
+/// window[0..2R] (input rows y - R..y + R, clamped at the borders by the caller).
+void firRow(const float* in, int width, const std::vector<float>& taps, float* line, float* out);
+void firRow(const std::uint8_t* in, int width, const std::vector<float>& taps, float* line, float* out);
+void firColumnRow(const float* const* window, int width, const std::vector<float>& taps, float* out);
+
+/// Both passes of the direct FIR for one band of output rows, asked for in increasing order:
+/// the horizontal pass of each input row once, into a ring of the last 2R + 1 (which stays in
+/// cache), and the vertical pass from the ring. The same arithmetic as firRows then firColumns.
+/// The workspace holds workspaceFloats(width, R) floats.
+template <class T>
+class FirBand {
+public:
+    static std::size_t ringFloats(int width, int radius) {
+        return static_cast<std::size_t>(2 * radius + 1) * static_cast<std::size_t>(width);
+    }
+    static std::size_t workspaceFloats(int width, int radius) {
+        return ringFloats(width, radius) + static_cast<std::size_t>(width + 2 * radius);
+    }
+    FirBand(ImageView<const T> in, const std::vector<float>& taps, float* workspace);
+    /// Writes output row y (0 <= y < height, not below the previous call's y).
+    void rowInto(int y, float* out);
+
+private:
+    ImageView<const T> in_;
+    const std::vector<float>& taps_;
+    int radius_;
+    float* ring_;
+    float* line_;
+    const float* window_[2 * kMaxFirRadius + 1];
+    int next_ = -1;  // the next input row to filter horizontally
+};
 
 /// Direct Gabor taps along one axis: c[t] = g[t] cos(w t), s[t] = g[t] sin(w t), t = 0..R.
 struct GaborTaps {

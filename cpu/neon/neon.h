@@ -35,12 +35,30 @@ constexpr const char* simdPathName() {
 
 inline float32x4_t loadLane4(const float* p) { return vld1q_f32(p); }
 
+/// Four 16-bit samples (below 2^15) to float in the unit range. The signed conversion is the
+/// same for these values and is one instruction on every target (SIMDe emulates the unsigned).
+inline float32x4_t unitOf(uint16x4_t h) {
+    return vmulq_n_f32(vcvtq_f32_s32(vreinterpretq_s32_u32(vmovl_u16(h))), 1.0f / 255.0f);
+}
+
 /// Four 8-bit samples widened to float and scaled to the unit range.
 inline float32x4_t loadLane4(const std::uint8_t* p) {
     std::uint32_t w;
     std::memcpy(&w, p, 4);
-    const uint16x8_t h = vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(w)));
-    return vmulq_n_f32(vcvtq_f32_u32(vmovl_u16(vget_low_u16(h))), 1.0f / 255.0f);
+    return unitOf(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(w)))));
+}
+
+/// Sixteen samples to float in the unit range (8-bit ones scaled as loadLane4).
+inline void loadLane16(const float* p, float* out) {
+    for (int i = 0; i < 16; i += 4) vst1q_f32(out + i, vld1q_f32(p + i));
+}
+inline void loadLane16(const std::uint8_t* p, float* out) {
+    const uint8x16_t v = vld1q_u8(p);
+    const uint16x8_t lo = vmovl_u8(vget_low_u8(v)), hi = vmovl_u8(vget_high_u8(v));
+    vst1q_f32(out, unitOf(vget_low_u16(lo)));
+    vst1q_f32(out + 4, unitOf(vget_high_u16(lo)));
+    vst1q_f32(out + 8, unitOf(vget_low_u16(hi)));
+    vst1q_f32(out + 12, unitOf(vget_high_u16(hi)));
 }
 
 inline float loadScalar(const float* p) { return *p; }
@@ -70,6 +88,12 @@ inline float32x4_t sqrtq(float32x4_t x) {
     for (float& e : v) e = std::sqrt(e);
     return vld1q_f32(v);
 #endif
+}
+
+/// Whether any lane of a comparison mask is set.
+inline bool anyLane(uint32x4_t mask) {
+    const uint64x2_t m = vreinterpretq_u64_u32(mask);
+    return (vgetq_lane_u64(m, 0) | vgetq_lane_u64(m, 1)) != 0;
 }
 
 /// Transposes a 4x4 block held as four row vectors.

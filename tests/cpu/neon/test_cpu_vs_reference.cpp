@@ -83,10 +83,63 @@ std::vector<Case> cases() {
     std::vector<Case> out;
     for (const auto& ch : chains)
         for (Size s : sizes) out.push_back({ch, s});
+    // Frames tall enough for the banded direct FIR (FirBand: two bands per worker, radius up to
+    // an eighth of a band), alone and fused into Canny, from 8-bit and from float input.
+    for (const char* ch : {"blur sigma=0.8 method=direct", "blur sigma=2 method=direct", "blur sigma=3.5 method=direct",
+                           "edges", "edges output=strength", "edges sigma=0.6 low-threshold=0.01 output=overlay",
+                           "blur sigma=1 ! edges sigma=1.2 output=strength", "gabor sigma=1.5 wavelength=5 method=direct"})
+        for (Size s : {Size{203, 257}, Size{61, 480}}) out.push_back({ch, s});
     return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStages, CpuVsReference, ::testing::ValuesIn(cases()), caseName);
+
+// process8 gives the codes of process() through the chain's encoding, written `step` bytes
+// apart: the cpu backend's own (threads, edge classes straight to codes) and Backend's default
+// (the reference backend).
+class Process8 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Process8, MatchesEncodedProcess) {
+    Chain chain;
+    ASSERT_TRUE(parseChain(GetParam(), &chain)) << GetParam();
+    const Encoding e = chain.encoding();
+    for (Size s : {Size{1, 1}, Size{37, 29}, Size{203, 257}}) {
+        const Image<std::uint8_t> in = test::inputFor(chain, s);
+        const FrameFormat fmt{s.w, s.h};
+        cpu::CpuBackend fast(2);
+        reference::ReferenceBackend ref;
+        for (Backend* b : {static_cast<Backend*>(&fast), static_cast<Backend*>(&ref)}) {
+            ASSERT_TRUE(b->configure(chain, fmt));
+            ChainOutput r;
+            ASSERT_TRUE(b->process(in.view(), &r));
+            Image<std::uint8_t> want(s.w, s.h);
+            for (int y = 0; y < s.h; ++y)
+                for (int x = 0; x < s.w; ++x) want.at(x, y) = encode8(r.real.at(x, y), e);
+            for (int step : {1, 3}) {
+                const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(s.w) * step + 5;
+                std::vector<std::uint8_t> got(static_cast<std::size_t>(stride) * s.h, 7);
+                ASSERT_TRUE(b->process8(in.view(), Output8{got.data(), stride, step, e}));
+                int differ = 0, touched = 0;
+                for (int y = 0; y < s.h; ++y)
+                    for (std::ptrdiff_t i = 0; i < stride; ++i) {
+                        const std::uint8_t v = got[static_cast<std::size_t>(y * stride + i)];
+                        if (i % step == 0 && i / step < s.w) differ += v != want.at(static_cast<int>(i / step), y);
+                        else touched += v != 7;
+                    }
+                EXPECT_EQ(differ, 0) << b->name() << " " << GetParam() << " " << s.w << "x" << s.h << " step " << step;
+                EXPECT_EQ(touched, 0) << b->name() << " wrote between samples or past the row";
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Outputs, Process8,
+                         ::testing::Values("blur sigma=2", "blur sigma=5 method=boxes",
+                                           "gabor sigma=3 wavelength=8 orientation=30 output=real",
+                                           "gabor sigma=3 wavelength=8 output=magnitude", "edges",
+                                           "edges output=overlay", "edges output=strength",
+                                           "blur sigma=1 ! edges output=overlay",
+                                           "edges method=gabor sigma=2 wavelength=6 low-threshold=0.02"));
 
 TEST(CpuBackend, RejectsMismatchedFramesAndBadSizes) {
     cpu::CpuBackend b(1);
