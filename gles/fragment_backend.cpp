@@ -44,7 +44,10 @@ std::string at(int axis, const std::string& c) { return axis == 0 ? "vec2(" + c 
 const char* axisName(int axis) { return axis == 0 ? "x" : "y"; }
 
 std::string describe(const PlaneFormat& p) {
-    std::string s = p.kind == PlaneKind::Float ? "RGBA32F" : p.kind == PlaneKind::Luma8 ? "L8" : "RGBA8 packed";
+    std::string s = p.kind == PlaneKind::Float   ? "RGBA32F"
+                    : p.kind == PlaneKind::Quad  ? "RGBA32F quad"
+                    : p.kind == PlaneKind::Luma8 ? "L8"
+                                                 : "RGBA8 packed";
     s += p.complex ? " complex" : " real";
     if (p.kind == PlaneKind::Packed) s += ", |v| <= " + f(p.bound);
     return s;
@@ -247,6 +250,7 @@ FragmentBackend::Draw FragmentBackend::makeDraw(const FragmentShader& shader, co
             const auto c = codeUniform(inputs[i].format);
             set("u_code" + std::to_string(i), 2, {c[0], c[1]});
         }
+        if (inputs[i].format.kind == PlaneKind::Quad) set(named("u_w", static_cast<int>(i)), 1, {format_.width - 0.5f});
     }
     if (target.format.kind == PlaneKind::Packed) {
         const auto o = outUniform(target.format);
@@ -836,9 +840,131 @@ FragmentBackend::Value FragmentBackend::boxes(const cpu::BlurPlan& plan, int axi
     return v;
 }
 
+namespace {
+
+bool responseTaps(const cpu::CascadeFloat& cf, cpu::GaborTaps* out);
+
+/// Declares the weights (float g0..gR and their sum, or the uniform) and returns tap |k|'s
+/// expression for k in [-R, R], "0.0" outside.
+std::function<std::string(int)> declareWeights(FragmentWriter& w, const QuadWeights& q) {
+    const int R = q.radius();
+    if (q.direct()) {
+        const double r = std::exp(-0.5 / (q.sigma * q.sigma));
+        w.line("vec3 g = vec3(1.0, " + f(r) + ", " + f(r * r) + ");", 0);
+        w.line("float g0 = 1.0;", 0);
+        w.line("float weight = 1.0;", 0);
+        for (int k = 1; k <= R; ++k) {
+            w.line("g.xy *= g.yz;", 1);
+            w.line("float " + named("g", k) + " = g.x;", 0);
+            w.line("weight += 2.0 * g.x;", 1);
+        }
+    } else {
+        w.uniform("u_q", (R + 4) / 4);
+    }
+    return [q, R](int k) -> std::string {
+        k = std::abs(k);
+        if (k > R) return "0.0";
+        if (q.direct()) return named("g", k);
+        return "u_q[" + std::to_string(k / 4) + "]." + "xyzw"[k % 4];
+    };
+}
+
+std::vector<float> quadUniform(const QuadWeights& q) {
+    std::vector<float> u(q.taps);
+    u.resize((u.size() + 3) / 4 * 4, 0.0f);
+    return u;
+}
+
+/// The texels of replicate border a Quad plane's horizontal pass reads on each side.
+int quadPad(int R) { return (R + 3) / 4; }
+
+/// Four neighbouring pixels of a plane (read per pixel) into each texel of a Quad plane with
+/// `pad` texels of border on each side: texel t holds pixels 4 (t - pad) + j, which the input's
+/// clamp to its edge turns into the first or last pixel past the row's ends (the replicate
+/// border, so the horizontal pass needs no border logic).
+FragmentShader quadPackShader(bool es3, const PlaneFormat& in, int pad) {
+    FragmentWriter w("quad.pack pad=" + std::to_string(pad), es3);
+    w.input(0, in);
+    w.line("vec2 b = vec2(4.0 * (floor(pos.x) - " + f(pad) + ") + 0.5, pos.y);", 2);
+    std::string v = "vec4(";
+    for (int j = 0; j < 4; ++j) {
+        v += w.fetchAt(0, j ? "(b + vec2(" + f(j) + ", 0.0))" : std::string("b")) + ".x";
+        v += j < 3 ? ", " : ")";
+    }
+    return w.finishRaw(v);
+}
+
+/// The horizontal pass from a padded Quad plane (quadPackShader) into an unpadded one: output
+/// texel q holds pixels 4q..4q+3, each the FIR of the pixels around it. Texel q + m brings
+/// pixels 4(q + m) + j, which weigh into output lane i with tap 4m + j - i.
+FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeights& q) {
+    const int R = q.radius(), pad = quadPad(R);
+    FragmentWriter w(what + " x R=" + std::to_string(R) + " on quads", es3);
+    w.input(0, PlaneFormat{PlaneKind::Quad, false, 1, false});
+    const auto tap = declareWeights(w, q);
+    w.line("vec4 acc = vec4(0.0);", 0);
+    for (int m = -pad; m <= pad; ++m) {
+        bool first = true;
+        for (int j = 0; j < 4; ++j) {
+            const std::string weights[4] = {tap(4 * m + j), tap(4 * m + j - 1), tap(4 * m + j - 2), tap(4 * m + j - 3)};
+            if (weights[0] == "0.0" && weights[1] == "0.0" && weights[2] == "0.0" && weights[3] == "0.0") continue;
+            if (first) w.line("vec4 " + named("v", m + pad) + " = " + w.fetchRaw(0, along(0, m + pad)) + ";", 0);
+            first = false;
+            w.line("acc += " + named("v", m + pad) + "." + "xyzw"[j] + " * vec4(" + weights[0] + ", " + weights[1] + ", " +
+                       weights[2] + ", " + weights[3] + ");",
+                   1);
+        }
+    }
+    return w.finishRaw(q.direct() ? "acc / weight" : "acc");
+}
+
+/// The vertical pass of a Quad plane: four columns per fragment, one fetch per tap.
+FragmentShader quadColumnsShader(bool es3, const std::string& what, const QuadWeights& q) {
+    const int R = q.radius();
+    FragmentWriter w(what + " y R=" + std::to_string(R) + " on quads", es3);
+    w.input(0, PlaneFormat{PlaneKind::Quad, false, 1, false});
+    const auto tap = declareWeights(w, q);
+    w.line("vec4 acc = " + tap(0) + " * " + w.fetchRaw(0, "") + ";", 1);
+    for (int k = 1; k <= R; ++k)
+        w.line("acc += " + tap(k) + " * (" + w.fetchRaw(0, along(1, -k)) + " + " + w.fetchRaw(0, along(1, k)) + ");", 2);
+    return w.finishRaw(q.direct() ? "acc / weight" : "acc");
+}
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std::string& what, const Value& in) {
+    // Float planes only, a real input, and each axis in one shader within budget; otherwise the
+    // per-pixel passes (Value{}: not taken). The input is packed into quads with a border first
+    // (read per pixel, a Quad input too).
+    if (packed_ || in.format.complex) return {};
+    const FragmentShader rows = quadRowsShader(!packed_, what, q);
+    const FragmentShader columns = quadColumnsShader(!packed_, what, q);
+    if (!fits(rows.cost, limits_.budget) || !fits(columns.cost, limits_.budget)) return {};
+    const int quads = (format_.width + 3) / 4;
+    const int pad = quadPad(q.radius());
+    const Value src = full(quadPackShader(!packed_, in.format, pad), {in},
+                           PlaneFormat{PlaneKind::Quad, false, in.format.bound, in.format.nonNegative}, {}, quads + 2 * pad,
+                           format_.height);
+    // Bounds as the per-pixel passes: the L1 norm of the taps (1 for the normalised Gaussian).
+    double l1 = 1;
+    if (!q.direct()) {
+        l1 = q.taps[0];
+        for (std::size_t k = 1; k < q.taps.size(); ++k) l1 += 2 * std::abs(q.taps[k]);
+    }
+    const PlaneFormat mid{PlaneKind::Quad, false, in.format.bound * l1, in.format.nonNegative && q.direct()};
+    const PlaneFormat out{PlaneKind::Quad, false, mid.bound * l1, mid.nonNegative};
+    const Uniforms u = q.direct() ? Uniforms{} : Uniforms{{"u_q", quadUniform(q)}};
+    const Value h = full(rows, {src}, mid, u, quads, format_.height);
+    release(src);
+    const Value v = full(columns, {h}, out, u, quads, format_.height);
+    release(h);
+    return v;
+}
+
 FragmentBackend::Value FragmentBackend::blur(const cpu::BlurPlan& plan, const Value& in) {
     switch (plan.method) {
     case BlurMethod::Direct: {
+        if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0) return q;
         const Value h = directGaussian(plan.sigma, 0, in);
         const Value v = directGaussian(plan.sigma, 1, h);
         release(h);
@@ -852,6 +978,9 @@ FragmentBackend::Value FragmentBackend::blur(const cpu::BlurPlan& plan, const Va
     }
     case BlurMethod::Recursive:
     case BlurMethod::Auto: {
+        cpu::GaborTaps taps;
+        if (responseTaps(plan.recursive, &taps) && useResponse(taps))
+            if (const Value q = quadBlur(QuadWeights{0, taps.c}, "recursive.response", in); q.plane >= 0) return q;
         const Value h = recursive(plan.recursive, 0, in, false);
         const Value v = recursive(plan.recursive, 1, h, false);
         release(h);
@@ -1232,7 +1361,8 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     // A real float result is drawn into an R32F target instead, so the read-back moves 4 bytes a
     // pixel rather than 16 (where the driver reads R32F as GL_RED / GL_FLOAT).
     redResult_ = 0;
-    if (!packed_ && !complexOutput_ && failure_ && !steps_.empty() && steps_.back().draws.size() == 1 &&
+    if (!packed_ && !complexOutput_ && failure_ && result_.format.kind != PlaneKind::Quad && !steps_.empty() &&
+        steps_.back().draws.size() == 1 &&
         steps_.back().draws[0].target == result_.plane) {
         GLuint texture = 0, fbo = 0;
         glGenTextures(1, &texture);
@@ -1294,7 +1424,8 @@ void FragmentBackend::run(const Draw& d) {
     glUseProgram(d.program);
     for (const UniformValue& u : d.uniforms) {
         const GLsizei count = static_cast<GLsizei>(u.values.size()) / u.components;
-        if (u.components == 2) glUniform2fv(u.location, count, u.values.data());
+        if (u.components == 1) glUniform1fv(u.location, count, u.values.data());
+        else if (u.components == 2) glUniform2fv(u.location, count, u.values.data());
         else glUniform4fv(u.location, count, u.values.data());
     }
     for (std::size_t i = 0; i < d.inputs.size(); ++i) {
@@ -1383,6 +1514,18 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     }
     glBindFramebuffer(GL_FRAMEBUFFER, planes_[result_.plane].fbo);
     const PlaneFormat& rf = result_.format;
+    if (rf.kind == PlaneKind::Quad) {
+        // Row y's texels are its pixels in order (and up to three past the last).
+        const int quads = planes_[result_.plane].width;
+        glReadPixels(0, 0, quads, H, GL_RGBA, GL_FLOAT, readbackF_.data());
+        for (int y = 0; y < H; ++y)
+            std::copy_n(&readbackF_[static_cast<std::size_t>(y) * 4 * quads], W, real_.row(y));
+        *out = ChainOutput{};
+        out->real = real_.view();
+        if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+            return Status::error("gles-fragment: GL error 0x" + std::to_string(e) + " while processing a frame");
+        return {};
+    }
     if (packed_) glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, readback8_.data());
     else glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, readbackF_.data());
     for (int y = 0; y < H; ++y)
@@ -1571,12 +1714,38 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
 
     beginDraws();
     glDisable(GL_SCISSOR_TEST);
-    run(import);
     if (runChain) {
-        // 2. The configured passes, with the imported plane standing in for the uploaded luma.
-        std::swap(planes_[luma_].texture, planes_[importPlane_].texture);
+        // 2. The configured passes, with the imported plane standing in for the uploaded luma;
+        //    or the input texture itself, where its red channel is the frame's luma texel for
+        //    texel (a GRAY8, I420 or NV12 luma plane without padded rows) and reads beyond its
+        //    edges clamp (the replicate border): no import draw. Its filters are set to nearest
+        //    while the passes run (GstGL's linear filtering gives the same texel-centre values,
+        //    but a software renderer samples it several times slower) and put back after.
+        GLint wrapS = 0, wrapT = 0, minFilter = 0, magFilter = 0;
+        if (in.source == Source::Red && in.textureWidth == W && in.textureHeight == H) {
+            glActiveTexture(GL_TEXTURE0);
+            glBindTexture(GL_TEXTURE_2D, in.texture);
+            glGetTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, &wrapS);
+            glGetTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, &wrapT);
+            glGetTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, &minFilter);
+            glGetTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, &magFilter);
+        }
+        const bool direct = wrapS == GL_CLAMP_TO_EDGE && wrapT == GL_CLAMP_TO_EDGE;
+        auto filters = [&](GLint min, GLint mag) {
+            glActiveTexture(GL_TEXTURE0);
+            glBindTexture(GL_TEXTURE_2D, in.texture);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, min);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, mag);
+        };
+        if (direct) filters(GL_NEAREST, GL_NEAREST);
+        else run(import);
+        const unsigned luma = planes_[luma_].texture;
+        planes_[luma_].texture = direct ? in.texture : planes_[importPlane_].texture;
         runSteps();
-        std::swap(planes_[luma_].texture, planes_[importPlane_].texture);
+        planes_[luma_].texture = luma;
+        if (direct) filters(minFilter, magFilter);
+    } else {
+        run(import);
     }
     if (out.channel >= 0) glColorMask(out.channel == 0, out.channel == 1, out.channel == 2, out.channel == 3);
     run(encode);

@@ -33,6 +33,16 @@ struct FragmentLimits {
     PyramidUse boxPyramid = PyramidUse::WhereCheaper;
 };
 
+/// The weights of a symmetric FIR on Quad planes: the direct Gaussian's, generated in the shader
+/// by forward quotients (ALGORITHMS.md 2.1; the output divided by their sum), or given taps (a
+/// recursive filter's response) in the uniform u_q, four per vector.
+struct QuadWeights {
+    double sigma = 0;          ///< direct
+    std::vector<float> taps;   ///< response: taps[0..R]
+    int radius() const { return taps.empty() ? gaussianRadius(sigma) : static_cast<int>(taps.size()) - 1; }
+    bool direct() const { return taps.empty(); }
+};
+
 /// The fragment backend (DESIGN.md): every stage as full-screen or strip draws of generated
 /// GLSL ES 1.00 shaders, so it runs on a real GLES 2.0 context. Intermediates are RGBA32F where the
 /// board renders to float, else packed RGBA8 (ALGORITHMS.md 5) with each plane's bound derived
@@ -144,6 +154,10 @@ private:
     Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
                const Uniforms& uniforms = {}, int width = 0, int height = 0);
     Value blur(const cpu::BlurPlan& plan, const Value& in);
+    /// Both axes of a symmetric FIR on Quad planes (four pixels per RGBA32F texel), where the
+    /// planes are float and each axis fits one shader; else Value{} and the caller runs the
+    /// per-pixel passes.
+    Value quadBlur(const QuadWeights& q, const std::string& what, const Value& in);
     Value directGaussian(double sigma, int axis, const Value& in);
     Value boxes(const cpu::BlurPlan& plan, int axis, const Value& in);
     /// One box pass from the sum pyramid of the line (`length` samples: sample j at texel j +

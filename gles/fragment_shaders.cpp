@@ -46,6 +46,16 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
     ++cost_.uniforms;
     std::string value;
     switch (f.kind) {
+    case PlaneKind::Quad:
+        // Pixel p.x, clamped to the plane's last pixel (u_wN = width - 0.5): component
+        // mod(floor(x), 4) of texel floor(x / 4).
+        declarations_ += "uniform float u_w" + s + ";\n";
+        ++cost_.uniforms;
+        declarations_ += "vec2 f" + s + "(vec2 p) {\n    float x = clamp(p.x, 0.5, u_w" + s + ");\n    vec4 t = TEX(s" + s +
+                         ", vec2(floor(x * 0.25) + 0.5, p.y) * u_texel" + s + ");\n" +
+                         "    return vec2(dot(t, vec4(equal(vec4(mod(floor(x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0)))), 0.0);\n}\n";
+        declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
+        return;
     case PlaneKind::Luma8: value = "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? t + ".rg" : "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Packed: {
@@ -65,7 +75,13 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
 }
 
 void FragmentWriter::uniform(const std::string& name, int vectors) {
-    declarations_ += "uniform vec4 " + name + (vectors > 1 ? "[" + std::to_string(vectors) + "]" : std::string()) + ";\n";
+    declarations_ += "uniform vec4 " + name;
+    if (vectors > 1) {
+        declarations_ += '[';
+        declarations_ += std::to_string(vectors);
+        declarations_ += ']';
+    }
+    declarations_ += ";\n";
     cost_.uniforms += vectors;
 }
 
@@ -84,6 +100,7 @@ std::string FragmentWriter::fetchAt(int slot, const std::string& texel) {
     cost_.fetches += 1;
     cost_.alu += 1;  // the coordinate
     if (f.kind == PlaneKind::Packed) cost_.alu += f.complex ? 3 : 2;
+    if (f.kind == PlaneKind::Quad) cost_.alu += 6;  // clamp, texel, component
     return call('f', slot, texel);
 }
 

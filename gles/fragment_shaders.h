@@ -22,6 +22,11 @@ enum class PlaneKind {
     Luma8,   ///< the 8-bit input: value = texel.r
     Float,   ///< RGBA32F: real in r, complex in rg
     Packed,  ///< RGBA8: a 16-bit code per value, hi and lo bytes; real in rg, complex in rgba
+    /// RGBA32F holding four neighbours of a real plane: pixel 4i + j of a row in component j of
+    /// texel i (the texture is ceil(width / 4) wide). FIR passes then fetch a quarter of the
+    /// texels per output and run a quarter of the fragments; a per-pixel fetch picks the
+    /// component (and clamps to the last real pixel, the replicate border).
+    Quad,
 };
 
 struct PlaneFormat {
@@ -56,7 +61,8 @@ public:
     std::string fetch(int slot, const std::string& offset);
     /// Fetches at an absolute texel coordinate expression (texel units, a GLSL vec2).
     std::string fetchAt(int slot, const std::string& texel);
-    /// The raw texel of input `slot` at the pixel (no decoding; copying passes).
+    /// The raw texel of input `slot` at the pixel (no decoding; copying passes; the four pixels
+    /// of a Quad texel).
     std::string fetchRaw(int slot, const std::string& offset);
     /// One statement of `alu` operations.
     void line(const std::string& code, int alu);
