@@ -46,6 +46,7 @@ const char* axisName(int axis) { return axis == 0 ? "x" : "y"; }
 std::string describe(const PlaneFormat& p) {
     std::string s = p.kind == PlaneKind::Float   ? "RGBA32F"
                     : p.kind == PlaneKind::Quad  ? "RGBA32F quad"
+                    : p.kind == PlaneKind::QuadRows ? "RGBA32F quad, rows in 4 layers"
                     : p.kind == PlaneKind::Luma8 ? "L8"
                                                  : "RGBA8 packed";
     s += p.complex ? " complex" : " real";
@@ -131,12 +132,28 @@ void FragmentBackend::init(const FragmentLimits& limits) {
     glBindBuffer(GL_ARRAY_BUFFER, vertexBuffer_);
     glBufferData(GL_ARRAY_BUFFER, sizeof triangle, triangle, GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+    // QuadRows planes: float targets, four draw buffers (GLES 3.0 guarantees four) and a frame
+    // buffer of array layers that the driver calls complete.
+    GLint drawBuffers = 0, framebuffer = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);  // the caller's, in a shared context
+    if (!packed_) glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
+    if (drawBuffers >= 4) {
+        const int p = newLayersPlane(4, 4);
+        quadRows_ = static_cast<bool>(failure_);
+        failure_ = {};
+        glDeleteFramebuffers(1, &planes_[p].fbo);
+        glDeleteTextures(1, &planes_[p].texture);
+        planes_.clear();
+    }
+    glGenFramebuffers(1, &readFbo_);
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer));
 }
 
 FragmentBackend::~FragmentBackend() {
     if (!makeCurrent()) return;
     releaseGl();
     if (vertexBuffer_) glDeleteBuffers(1, &vertexBuffer_);
+    if (readFbo_) glDeleteFramebuffers(1, &readFbo_);
     cache_.reset();
     releaseCurrent();
 }
@@ -172,15 +189,40 @@ PlaneFormat FragmentBackend::planeFormat(bool complex, double bound, bool nonNeg
     return PlaneFormat{packed_ ? PlaneKind::Packed : PlaneKind::Float, complex, bound, nonNegative};
 }
 
-int FragmentBackend::acquire(int width, int height) {
+int FragmentBackend::acquire(int width, int height, bool layers) {
     if (width == 0) width = format_.width;
     if (height == 0) height = format_.height;
     for (std::size_t i = 0; i < planes_.size(); ++i)
-        if (!planes_[i].busy && planes_[i].width == width && planes_[i].height == height) {
+        if (!planes_[i].busy && planes_[i].width == width && planes_[i].height == height && planes_[i].layers == layers) {
             planes_[i].busy = true;
             return static_cast<int>(i);
         }
-    return newPlane(width, height, !packed_);
+    return layers ? newLayersPlane(width, height) : newPlane(width, height, !packed_);
+}
+
+int FragmentBackend::newLayersPlane(int width, int height) {
+    Plane p;
+    p.width = width;
+    p.height = height;
+    p.busy = true;
+    p.layers = true;
+    glGenTextures(1, &p.texture);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, p.texture);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA32F, width, height, 4, 0, GL_RGBA, GL_FLOAT, nullptr);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glGenFramebuffers(1, &p.fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
+    const GLenum attachments[4] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1, GL_COLOR_ATTACHMENT2, GL_COLOR_ATTACHMENT3};
+    for (int j = 0; j < 4; ++j) glFramebufferTextureLayer(GL_FRAMEBUFFER, attachments[j], p.texture, 0, j);
+    glDrawBuffers(4, attachments);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        fail("gles-fragment: four RGBA32F array layers as one render target are incomplete");
+    planes_.push_back(p);
+    return static_cast<int>(planes_.size()) - 1;
 }
 
 int FragmentBackend::newPlane(int width, int height, bool floatTexels) {
@@ -250,7 +292,8 @@ FragmentBackend::Draw FragmentBackend::makeDraw(const FragmentShader& shader, co
             const auto c = codeUniform(inputs[i].format);
             set("u_code" + std::to_string(i), 2, {c[0], c[1]});
         }
-        if (inputs[i].format.kind == PlaneKind::Quad) set(named("u_w", static_cast<int>(i)), 1, {format_.width - 0.5f});
+        if (inputs[i].format.kind == PlaneKind::Quad || inputs[i].format.kind == PlaneKind::QuadRows)
+            set(named("u_w", static_cast<int>(i)), 2, {format_.width - 0.5f, format_.height - 0.5f});
     }
     if (target.format.kind == PlaneKind::Packed) {
         const auto o = outUniform(target.format);
@@ -262,7 +305,7 @@ FragmentBackend::Draw FragmentBackend::makeDraw(const FragmentShader& shader, co
 
 FragmentBackend::Value FragmentBackend::full(const FragmentShader& shader, const std::vector<Value>& inputs,
                                              const PlaneFormat& out, const Uniforms& uniforms, int width, int height) {
-    const Value target{acquire(width, height), out};
+    const Value target{acquire(width, height, out.kind == PlaneKind::QuadRows), out};
     steps_.push_back(Step{{makeDraw(shader, inputs, target, uniforms)}, false, -1});
     passes_.push_back({shader.name, describe(out), "1 draw; " + describe(shader.cost)});
     return target;
@@ -930,6 +973,25 @@ FragmentShader quadColumnsShader(bool es3, const std::string& what, const QuadWe
     return w.finishRaw(q.direct() ? "acc / weight" : "acc");
 }
 
+/// The vertical pass of a Quad plane into a QuadRows one: four rows of four columns per
+/// fragment, each input texel fetched once for the four (2R + 4 fetches for sixteen outputs).
+/// Output texel row Y holds rows 4Y + j in layer j.
+FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const QuadWeights& q) {
+    const int R = q.radius();
+    FragmentWriter w(what + " y R=" + std::to_string(R) + " on quads, four rows per fragment", es3);
+    w.input(0, PlaneFormat{PlaneKind::Quad, false, 1, false});
+    const auto tap = declareWeights(w, q);
+    w.line("vec2 b = vec2(pos.x, 4.0 * floor(pos.y) + 0.5);", 2);
+    for (int j = 0; j < 4; ++j) w.line("vec4 " + named("a", j) + " = vec4(0.0);", 0);
+    for (int e = -R; e <= R + 3; ++e) {
+        w.line("vec4 " + named("t", e + R) + " = " + w.fetchRawAt(0, "(b + " + along(1, e) + ")") + ";", 0);
+        for (int j = 0; j < 4; ++j)
+            if (std::abs(e - j) <= R) w.line(named("a", j) + " += " + tap(e - j) + " * " + named("t", e + R) + ";", 1);
+    }
+    return w.finishRows({q.direct() ? "a0 / weight" : "a0", q.direct() ? "a1 / weight" : "a1", q.direct() ? "a2 / weight" : "a2",
+                         q.direct() ? "a3 / weight" : "a3"});
+}
+
 } // namespace
 
 FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std::string& what, const Value& in) {
@@ -956,7 +1018,12 @@ FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std
     const Uniforms u = q.direct() ? Uniforms{} : Uniforms{{"u_q", quadUniform(q)}};
     const Value h = full(rows, {src}, mid, u, quads, format_.height);
     release(src);
-    const Value v = full(columns, {h}, out, u, quads, format_.height);
+    // Four rows per fragment where QuadRows planes render and the shader fits.
+    const FragmentShader rowsColumns = quadRowsColumnsShader(!packed_, what, q);
+    const bool split = quadRows_ && fits(rowsColumns.cost, limits_.budget);
+    const Value v = split ? full(rowsColumns, {h}, PlaneFormat{PlaneKind::QuadRows, false, out.bound, out.nonNegative}, u, quads,
+                                 (format_.height + 3) / 4)
+                          : full(columns, {h}, out, u, quads, format_.height);
     release(h);
     return v;
 }
@@ -1361,7 +1428,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     // A real float result is drawn into an R32F target instead, so the read-back moves 4 bytes a
     // pixel rather than 16 (where the driver reads R32F as GL_RED / GL_FLOAT).
     redResult_ = 0;
-    if (!packed_ && !complexOutput_ && failure_ && result_.format.kind != PlaneKind::Quad && !steps_.empty() &&
+    if (!packed_ && !complexOutput_ && failure_ && result_.format.kind == PlaneKind::Float && !steps_.empty() &&
         steps_.back().draws.size() == 1 &&
         steps_.back().draws[0].target == result_.plane) {
         GLuint texture = 0, fbo = 0;
@@ -1424,14 +1491,14 @@ void FragmentBackend::run(const Draw& d) {
     glUseProgram(d.program);
     for (const UniformValue& u : d.uniforms) {
         const GLsizei count = static_cast<GLsizei>(u.values.size()) / u.components;
-        if (u.components == 1) glUniform1fv(u.location, count, u.values.data());
-        else if (u.components == 2) glUniform2fv(u.location, count, u.values.data());
+        if (u.components == 2) glUniform2fv(u.location, count, u.values.data());
         else glUniform4fv(u.location, count, u.values.data());
     }
     for (std::size_t i = 0; i < d.inputs.size(); ++i) {
         if (d.inputs[i] < 0) continue;
         glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
-        glBindTexture(GL_TEXTURE_2D, planes_[d.inputs[i]].texture);
+        const Plane& in = planes_[d.inputs[i]];
+        glBindTexture(in.layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, in.texture);
     }
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }
@@ -1514,12 +1581,21 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     }
     glBindFramebuffer(GL_FRAMEBUFFER, planes_[result_.plane].fbo);
     const PlaneFormat& rf = result_.format;
-    if (rf.kind == PlaneKind::Quad) {
-        // Row y's texels are its pixels in order (and up to three past the last).
-        const int quads = planes_[result_.plane].width;
-        glReadPixels(0, 0, quads, H, GL_RGBA, GL_FLOAT, readbackF_.data());
-        for (int y = 0; y < H; ++y)
-            std::copy_n(&readbackF_[static_cast<std::size_t>(y) * 4 * quads], W, real_.row(y));
+    if (rf.kind == PlaneKind::Quad || rf.kind == PlaneKind::QuadRows) {
+        // Row y's texels are its pixels in order (and up to three past the last); split by rows,
+        // row y is texel row y / 4 of layer y % 4.
+        const Plane& p = planes_[result_.plane];
+        const int layers = p.layers ? 4 : 1;
+        for (int j = 0; j < layers; ++j) {
+            if (p.layers) {
+                glBindFramebuffer(GL_FRAMEBUFFER, readFbo_);
+                glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, p.texture, 0, j);
+            }
+            glReadPixels(0, 0, p.width, p.height, GL_RGBA, GL_FLOAT, readbackF_.data());
+            for (int t = 0; t < p.height; ++t)
+                if (const int y = t * layers + j; y < H)
+                    std::copy_n(&readbackF_[static_cast<std::size_t>(t) * 4 * p.width], W, real_.row(y));
+        }
         *out = ChainOutput{};
         out->real = real_.view();
         if (const GLenum e = glGetError(); e != GL_NO_ERROR)
@@ -1571,6 +1647,7 @@ public:
         for (int i = 0; i < kUnits; ++i) {
             glActiveTexture(GL_TEXTURE0 + i);
             glGetIntegerv(GL_TEXTURE_BINDING_2D, &textures_[i]);
+            if (es3_) glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &arrays_[i]);
         }
         glGetIntegerv(GL_VIEWPORT, viewport_);
         glGetBooleanv(GL_COLOR_WRITEMASK, colorMask_);
@@ -1595,6 +1672,7 @@ public:
         for (int i = 0; i < kUnits; ++i) {
             glActiveTexture(GL_TEXTURE0 + i);
             glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(textures_[i]));
+            if (es3_) glBindTexture(GL_TEXTURE_2D_ARRAY, static_cast<GLuint>(arrays_[i]));
         }
         glActiveTexture(static_cast<GLenum>(activeTexture_));
         glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(arrayBuffer_));
@@ -1608,7 +1686,7 @@ private:
     static constexpr int kUnits = 4;  // the most sampler slots a draw of ours binds
     bool es3_;
     GLint program_ = 0, framebuffer_ = 0, arrayBuffer_ = 0, activeTexture_ = GL_TEXTURE0, vertexArray_ = 0;
-    GLint textures_[kUnits] = {};
+    GLint textures_[kUnits] = {}, arrays_[kUnits] = {};
     GLint viewport_[4] = {};
     GLboolean colorMask_[4] = {GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
     GLint attribute0_ = 0;

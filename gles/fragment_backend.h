@@ -125,6 +125,7 @@ private:
         unsigned texture = 0, fbo = 0;
         int width = 0, height = 0;
         bool busy = false;
+        bool layers = false;  // a QuadRows plane: an RGBA32F array texture of four layers, all attached
     };
 
     Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
@@ -138,8 +139,9 @@ private:
     void releaseGl();
 
     // Planning (configure): planes, programs and the draw list.
-    int acquire(int width = 0, int height = 0);
+    int acquire(int width = 0, int height = 0, bool layers = false);
     int newPlane(int width, int height, bool floatTexels);  // a plane no other is reused as
+    int newLayersPlane(int width, int height);
     /// A plane entry for a texture that is not ours (GstGL's): drawn into or read, never deleted
     /// (its texture is 0 between frames).
     int borrowedPlane(int width, int height, bool withFbo);
@@ -185,6 +187,8 @@ private:
     std::unique_ptr<ProgramCache> cache_;
     FragmentLimits limits_;
     bool packed_ = true;
+    bool quadRows_ = false;  // QuadRows planes render (GLES 3.0 float targets; checked in init)
+    unsigned readFbo_ = 0;   // reading a QuadRows result layer by layer
     Status failure_;
 
     Chain chain_;

@@ -30,6 +30,13 @@ std::string call(char prefix, int slot, const std::string& arg) {
     return s;
 }
 
+/// "o2": a generated name (appended, for the same reason).
+std::string named(const char* prefix, int n) {
+    std::string s = prefix;
+    s += std::to_string(n);
+    return s;
+}
+
 } // namespace
 
 FragmentWriter::FragmentWriter(std::string name, bool es3) : name_(std::move(name)), es3_(es3) {
@@ -41,21 +48,27 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
     const std::string s = std::to_string(slot);
     // p is in the input's pixels; u_texelN = 1 / (its width, height).
     const std::string t = "TEX(s" + s + ", p * u_texel" + s + ")";
-    declarations_ += "uniform highp sampler2D s" + s + ";\n";  // samplers default to lowp
+    // Samplers default to lowp.
+    declarations_ += std::string("uniform highp ") + (f.kind == PlaneKind::QuadRows ? "sampler2DArray s" : "sampler2D s") + s + ";\n";
     declarations_ += "uniform vec2 u_texel" + s + ";\n";
     ++cost_.uniforms;
     std::string value;
     switch (f.kind) {
     case PlaneKind::Quad:
-        // Pixel p.x, clamped to the plane's last pixel (u_wN = width - 0.5): component
-        // mod(floor(x), 4) of texel floor(x / 4).
-        declarations_ += "uniform float u_w" + s + ";\n";
+    case PlaneKind::QuadRows: {
+        // Pixel p, clamped to the plane's last (u_wN = (width, height) - 0.5): component
+        // mod(floor(x), 4) of texel floor(x / 4), in row y or, split by rows, in layer
+        // mod(floor(y), 4) at row floor(y / 4).
+        const bool rows = f.kind == PlaneKind::QuadRows;
+        declarations_ += "uniform vec2 u_w" + s + ";\n";
         ++cost_.uniforms;
-        declarations_ += "vec2 f" + s + "(vec2 p) {\n    float x = clamp(p.x, 0.5, u_w" + s + ");\n    vec4 t = TEX(s" + s +
-                         ", vec2(floor(x * 0.25) + 0.5, p.y) * u_texel" + s + ");\n" +
-                         "    return vec2(dot(t, vec4(equal(vec4(mod(floor(x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0)))), 0.0);\n}\n";
-        declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
+        declarations_ += "vec2 f" + s + "(vec2 p) {\n    vec2 c = clamp(p, vec2(0.5), u_w" + s + ");\n    vec4 t = TEX(s" + s +
+                         (rows ? ", vec3((floor(c * 0.25) + 0.5) * u_texel" + s + ", mod(floor(c.y), 4.0)));\n"
+                               : ", vec2(floor(c.x * 0.25) + 0.5, c.y) * u_texel" + s + ");\n") +
+                         "    return vec2(dot(t, vec4(equal(vec4(mod(floor(c.x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0)))), 0.0);\n}\n";
+        if (!rows) declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
         return;
+    }
     case PlaneKind::Luma8: value = "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? t + ".rg" : "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Packed: {
@@ -100,7 +113,7 @@ std::string FragmentWriter::fetchAt(int slot, const std::string& texel) {
     cost_.fetches += 1;
     cost_.alu += 1;  // the coordinate
     if (f.kind == PlaneKind::Packed) cost_.alu += f.complex ? 3 : 2;
-    if (f.kind == PlaneKind::Quad) cost_.alu += 6;  // clamp, texel, component
+    if (f.kind == PlaneKind::Quad || f.kind == PlaneKind::QuadRows) cost_.alu += 6;  // clamp, texel, layer, component
     return call('f', slot, texel);
 }
 
@@ -109,9 +122,13 @@ std::string FragmentWriter::fetch(int slot, const std::string& offset) {
 }
 
 std::string FragmentWriter::fetchRaw(int slot, const std::string& offset) {
+    return fetchRawAt(slot, offset.empty() ? std::string("pos") : "(pos + " + offset + ")");
+}
+
+std::string FragmentWriter::fetchRawAt(int slot, const std::string& texel) {
     cost_.fetches += 1;
     cost_.alu += 1;
-    return call('r', slot, offset.empty() ? std::string("pos") : "(pos + " + offset + ")");
+    return call('r', slot, texel);
 }
 
 void FragmentWriter::line(const std::string& code, int alu) {
@@ -132,6 +149,11 @@ const char* kPrelude300 =
     "precision highp float;\n"
     "out highp vec4 outColor;\n"
     "#define OUT_COLOR outColor\n";
+
+const char* kPrelude300Rows =
+    "#version 300 es\n"
+    "#define TEX texture\n"
+    "precision highp float;\n";
 
 // Packed codes (ALGORITHMS.md 5): e() maps v to its 16-bit code through u_out (outUniform():
 // [-bound, bound] or, for non-negative planes, [0, bound]) and splits it into two bytes. cmul()
@@ -161,12 +183,22 @@ FragmentShader FragmentWriter::finish(const std::string& value, const PlaneForma
     return finishRaw("");
 }
 
+FragmentShader FragmentWriter::finishRows(const std::array<std::string, 4>& values) {
+    for (int j = 0; j < 4; ++j) line(named("o", j) + " = " + values[j] + ";", 1);
+    rows_ = true;
+    return finishRaw("");
+}
+
 FragmentShader FragmentWriter::finishRaw(const std::string& value) {
     if (!value.empty()) line("OUT_COLOR = " + value + ";", 1);
     FragmentShader f;
     f.name = name_;
-    f.source = std::string(es3_ ? kPrelude300 : kPrelude100) + kHelpers + declarations_ + "void main() {\n    vec2 pos = gl_FragCoord.xy;\n" +
-               body_ + "}\n";
+    std::string prelude = es3_ ? kPrelude300 : kPrelude100;
+    if (rows_) {
+        prelude = kPrelude300Rows;
+        for (int j = 0; j < 4; ++j) prelude += "layout(location = " + std::to_string(j) + ") out highp vec4 " + named("o", j) + ";\n";
+    }
+    f.source = prelude + kHelpers + declarations_ + "void main() {\n    vec2 pos = gl_FragCoord.xy;\n" + body_ + "}\n";
     f.cost = cost_;
     return f;
 }

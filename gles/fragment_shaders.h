@@ -27,6 +27,11 @@ enum class PlaneKind {
     /// texels per output and run a quarter of the fragments; a per-pixel fetch picks the
     /// component (and clamps to the last real pixel, the replicate border).
     Quad,
+    /// A Quad plane split by rows over the four layers of an RGBA32F array texture: layer j holds
+    /// rows 4Y + j in its texel row Y (ceil(height / 4) rows), so one draw with four colour
+    /// attachments writes four rows per fragment (GLES 3.0). Per-pixel fetches pick layer and
+    /// component; never a raw input.
+    QuadRows,
 };
 
 struct PlaneFormat {
@@ -64,17 +69,23 @@ public:
     /// The raw texel of input `slot` at the pixel (no decoding; copying passes; the four pixels
     /// of a Quad texel).
     std::string fetchRaw(int slot, const std::string& offset);
+    /// The raw texel at an absolute texel coordinate expression.
+    std::string fetchRawAt(int slot, const std::string& texel);
     /// One statement of `alu` operations.
     void line(const std::string& code, int alu);
     /// Writes `value` (a vec2 expression: re, im) in the output format; returns the shader.
     FragmentShader finish(const std::string& value, const PlaneFormat& out);
     /// Writes a raw vec4 (copies, classes) and returns the shader.
     FragmentShader finishRaw(const std::string& value);
+    /// Writes one raw vec4 to each of four colour attachments (GLSL ES 3.00 only: a QuadRows
+    /// target) and returns the shader.
+    FragmentShader finishRows(const std::array<std::string, 4>& values);
     const ShaderCost& cost() const { return cost_; }
 
 private:
     std::string name_;
     bool es3_;
+    bool rows_ = false;  // four outputs (finishRows)
     std::string declarations_, body_;
     std::vector<PlaneFormat> inputs_;
     ShaderCost cost_;
