@@ -127,6 +127,13 @@ else
         --backend gles-fragment --board rpi3 --explain
     grep -q "packed RGBA8 intermediates" out.txt && grep -q "recursive.response x" out.txt &&
         pass "fragment explain lists the response form and packing" || fail "fragment explain: $(cat out.txt)"
+    # With float targets FIR blurs run on quads (four pixels per texel), the last pass four rows
+    # per fragment into array layers.
+    expect_ok "fragment explain on float targets" filter in.pgm e.png --chain "blur sigma=3" --backend gles-fragment \
+        --board host --explain
+    grep -q "quad.pack" out.txt && grep -q "recursive.response x R=[0-9]* on quads" out.txt &&
+        grep -q "four rows per fragment -> RGBA32F quad, rows in 4 layers" out.txt &&
+        pass "fragment explain lists the quad passes" || fail "fragment explain, quads: $(cat out.txt)"
     expect_ok "fragment explain, wide recursive" filter in.pgm e.png --chain "blur sigma=24 method=recursive" \
         --backend gles-fragment --board rpi3 --explain
     grep -q "recursive.section x causal" out.txt && pass "fragment explain lists strips" || fail "fragment explain: $(cat out.txt)"
