@@ -1000,7 +1000,10 @@ FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std
     // (read per pixel, a Quad input too).
     if (packed_ || in.format.complex) return {};
     const FragmentShader rows = quadRowsShader(!packed_, what, q);
-    const FragmentShader columns = quadColumnsShader(!packed_, what, q);
+    // The vertical pass four rows per fragment where QuadRows planes render and it fits.
+    FragmentShader columns = quadRowsColumnsShader(!packed_, what, q);
+    const bool split = quadRows_ && fits(columns.cost, limits_.budget);
+    if (!split) columns = quadColumnsShader(!packed_, what, q);
     if (!fits(rows.cost, limits_.budget) || !fits(columns.cost, limits_.budget)) return {};
     const int quads = (format_.width + 3) / 4;
     const int pad = quadPad(q.radius());
@@ -1014,16 +1017,11 @@ FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std
         for (std::size_t k = 1; k < q.taps.size(); ++k) l1 += 2 * std::abs(q.taps[k]);
     }
     const PlaneFormat mid{PlaneKind::Quad, false, in.format.bound * l1, in.format.nonNegative && q.direct()};
-    const PlaneFormat out{PlaneKind::Quad, false, mid.bound * l1, mid.nonNegative};
+    const PlaneFormat out{split ? PlaneKind::QuadRows : PlaneKind::Quad, false, mid.bound * l1, mid.nonNegative};
     const Uniforms u = q.direct() ? Uniforms{} : Uniforms{{"u_q", quadUniform(q)}};
     const Value h = full(rows, {src}, mid, u, quads, format_.height);
     release(src);
-    // Four rows per fragment where QuadRows planes render and the shader fits.
-    const FragmentShader rowsColumns = quadRowsColumnsShader(!packed_, what, q);
-    const bool split = quadRows_ && fits(rowsColumns.cost, limits_.budget);
-    const Value v = split ? full(rowsColumns, {h}, PlaneFormat{PlaneKind::QuadRows, false, out.bound, out.nonNegative}, u, quads,
-                                 (format_.height + 3) / 4)
-                          : full(columns, {h}, out, u, quads, format_.height);
+    const Value v = full(columns, {h}, out, u, quads, split ? (format_.height + 3) / 4 : format_.height);
     release(h);
     return v;
 }
