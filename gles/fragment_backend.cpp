@@ -1742,7 +1742,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out.texture, 0);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-        fail("gles-fragment: the 8-bit output texture cannot be rendered to (framebuffer incomplete)");
+        fail("gles-fragment: the output texture cannot be rendered to (framebuffer incomplete)");
 
     // 1. The channel (or the BT.601 luma, as lumaOf() rounds it) as 8-bit codes in texel.r of an
     //    RGBA8 plane: what the chain's first passes read from the luma plane (Luma8 and Float
@@ -1770,20 +1770,27 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     // 3. The result (or, copying, the imported plane) through the encoding, as the cpu encoder:
     //    u = (offset + scale v) 255, 0 below and 255 above the range, else floor(u + 0.5); the
     //    magnitude of a complex result. Into the output's channel alone, or into every channel.
+    const bool sixteen = out.bits == 16;
     const Draw& encode = textureDraw(
-        std::string(runChain ? "encode " : "copy ") + glslFloat(encoding.offset) + " " + glslFloat(encoding.scale), [&] {
+        std::string(runChain ? "encode " : "copy ") + glslFloat(encoding.offset) + " " + glslFloat(encoding.scale) +
+            (sixteen ? " 16" : " 8"),
+        [&] {
             const Value result = !runChain             ? Value{importPlane_, PlaneFormat{PlaneKind::Luma8, false, 1, true}}
                                  : redResult_ > 0 ? Value{redResult_, PlaneFormat{}}
                                                   : result_;
-            FragmentWriter encoder("encode to 8 bits", !packed_);
+            const std::string max = sixteen ? "65535.0" : "255.0";
+            FragmentWriter encoder(sixteen ? "encode to 16 bits" : "encode to 8 bits", !packed_);
             encoder.input(0, result.format);
             encoder.uniform("u_encode");
             encoder.line("vec2 v = " + encoder.fetch(0, "") + ";", 0);
             encoder.line(std::string("float u = (u_encode.x + u_encode.y * ") +
-                             (runChain && complexOutput_ ? "length(v)" : "v.x") + ") * 255.0;",
+                             (runChain && complexOutput_ ? "length(v)" : "v.x") + ") * " + max + ";",
                          3);
-            encoder.line("float code = u > 0.0 ? min(floor(u + 0.5), 255.0) : 0.0;", 3);
-            return makeDraw(encoder.finishRaw("vec4(code / 255.0)"), {result}, Value{outputPlane_, {}},
+            encoder.line("float code = u > 0.0 ? min(floor(u + 0.5), " + max + ") : 0.0;", 3);
+            if (sixteen) encoder.line("float hi = floor(code / 256.0);", 2);
+            return makeDraw(encoder.finishRaw(sixteen ? "vec4((code - 256.0 * hi) / 255.0, hi / 255.0, 0.0, 1.0)"
+                                                      : "vec4(code / 255.0)"),
+                            {result}, Value{outputPlane_, {}},
                             {{"u_encode", {static_cast<float>(encoding.offset), static_cast<float>(encoding.scale), 0, 0}}});
         });
     if (!failure_) return failure_;

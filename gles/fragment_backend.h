@@ -75,8 +75,9 @@ public:
     const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : redResult_ > 0 ? "R32F" : "RGBA32F"; }
 
     /// A frame that is already a texture in the current context (GstGL memory), run through the
-    /// configured chain into an 8-bit texture of at least the frame's size, through `encoding` as
-    /// the cpu encoder rounds (within one code: ALGORITHMS.md 8). Only for a backend made by
+    /// configured chain into an 8-bit (or 16-bit: TextureTarget::bits) texture of at least the
+    /// frame's size, through `encoding` as the cpu encoder rounds (within ALGORITHMS.md 8's
+    /// budget, in output codes). Only for a backend made by
     /// createInCurrentContext. The caller's GL state (program, framebuffer, bindings, viewport,
     /// colour mask) is restored before it returns.
     struct TextureFrame {
@@ -88,6 +89,9 @@ public:
     struct TextureTarget {
         unsigned texture = 0;
         int channel = -1;  ///< 0..3: write that channel alone (R8 planes, RG8 chroma, RGBA8); -1: all
+        /// 16: a 16-bit code (encode16) as its low byte in red and its high byte in green, the
+        /// bytes of GRAY16_LE in GstGL's RG8 texture; else an 8-bit code.
+        int bits = 8;
     };
     Status processTexture(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding);
     /// Copies one channel of a texture frame into a channel of the target (alpha of a colour blur).

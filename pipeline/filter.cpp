@@ -133,9 +133,9 @@ GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* 
 #ifdef STRIATE_HAVE_GSTGL
             // GL memory in: textures out first (GRAY8, or striateblur's input format), so a GstGL
             // chain stays on the GPU.
-            if (gl && !keepsFormat(t)) addGl({"GRAY8"});
-            else if (gl && fixedFormat) addGl({same, "GRAY8"});
-            else if (gl) addGl({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
+            if (gl && !keepsFormat(t)) addGl({"GRAY8", "GRAY16_LE"});
+            else if (gl && fixedFormat) addGl({same, "GRAY8", "GRAY16_LE"});
+            else if (gl) addGl({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
 #endif
             if (!keepsFormat(t)) formats = formatList({"GRAY8", "GRAY16_LE"});
             // striateblur prefers to keep the input format: it comes first in the list.
@@ -558,7 +558,7 @@ void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
     std::string srcCaps = std::string("video/x-raw, format=") + (keepsFormat ? kBlurSrcFormats : kGreyFormats);
 #ifdef STRIATE_HAVE_GSTGL
     srcCaps += std::string("; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=") +
-               (keepsFormat ? kSinkFormats : "GRAY8");
+               (keepsFormat ? kBlurSrcFormats : kGreyFormats);
 #endif
     GstCaps* src = gst_caps_from_string(srcCaps.c_str());
     gst_element_class_add_pad_template(klass, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));

@@ -169,7 +169,8 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
             return t;
         };
         auto target = [&](guint plane, int channel) {
-            return gles::FragmentBackend::TextureTarget{*static_cast<guint*>(outFrame.data[plane]), channel};
+            const int bits = GST_VIDEO_INFO_FORMAT(&outInfo) == GST_VIDEO_FORMAT_GRAY16_LE ? 16 : 8;
+            return gles::FragmentBackend::TextureTarget{*static_cast<guint*>(outFrame.data[plane]), channel, bits};
         };
         const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&inInfo);
         const bool colour = GST_VIDEO_INFO_FORMAT(&outInfo) == format && format != GST_VIDEO_FORMAT_GRAY8;

@@ -110,6 +110,40 @@ for fmt in GRAY8 RGBA; do
         if r=$(compare gl.raw cpu.raw 97 63 "$maxdiff" "$share"); then pass "$name: $r"; else fail "$name: $r"; fi
     done
 done
+# GRAY16_LE in GL memory (GstGL's RG8 texture: low byte in red, high in green) against the cpu's
+# GRAY16_LE, within ALGORITHMS.md 8 in 16-bit codes (2e-4 and 5e-4 of 65535 on float targets,
+# 2/255 packed; edges exact).
+compare16() {  # compare16 A B WIDTH HEIGHT MAXDIFF: rows of 2 WIDTH bytes padded to 4
+    python3 - "$@" <<'PY'
+import struct, sys
+a, b = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+w, h, limit = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+stride = (2 * w + 3) // 4 * 4
+if not a or len(a) != len(b) or len(a) % (stride * h):
+    print("sizes %d %d" % (len(a), len(b))); sys.exit(1)
+worst = differ = total = 0
+for row in range(len(a) // stride):
+    o = row * stride
+    for x, y in zip(struct.unpack("<%dH" % w, a[o:o + 2 * w]), struct.unpack("<%dH" % w, b[o:o + 2 * w])):
+        worst, differ, total = max(worst, abs(x - y)), differ + (x != y), total + 1
+print("%d of %d pixels differ, at most by %d" % (differ, total, worst))
+sys.exit(worst > limit)
+PY
+}
+for c in "striategabor orientations=4|33" "striateedges|0" "striateedges output=strength|13" \
+         "striateblur sigma=3|13" "striategabor orientations=4 board=rpi3|514" \
+         "striategabor orientations=4|514|MESA_GLES_VERSION_OVERRIDE=2.0"; do
+    IFS='|' read -r element maxdiff context <<<"$c"
+    src="striatesrc num-buffers=3 is-live=false seed=3 ! video/x-raw,format=I420,$size"
+    name="GRAY16_LE in GL memory, $element${context:+, $context}, vs cpu"
+    env $context gst-launch-1.0 -v $src ! glupload ! $element ! "video/x-raw(memory:GLMemory),format=GRAY16_LE" ! gldownload \
+        ! video/x-raw,format=GRAY16_LE ! filesink location=gl.raw >out.txt 2>err.txt \
+        || { fail "$name: exit $? $(tail -2 err.txt)"; continue; }
+    grep -q "active-backend = gles-fragment" out.txt || { fail "$name: $(grep -m1 "active-backend" out.txt)"; continue; }
+    gst-launch-1.0 -q $src ! ${element/board=rpi3/} backend=cpu ! video/x-raw,format=GRAY16_LE ! filesink location=cpu.raw
+    if r=$(compare16 gl.raw cpu.raw 97 63 "$maxdiff"); then pass "$name: $r"; else fail "$name: $r"; fi
+done
+
 # GL memory in, system memory out (downstream takes no GL memory): read back per frame.
 for backend in cpu gles-fragment gles-compute; do
     run "GL memory in, system memory out, $backend" gst-launch-1.0 -q striatesrc num-buffers=4 is-live=false seed=3 \
