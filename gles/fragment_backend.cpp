@@ -961,18 +961,6 @@ FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeigh
     return w.finishRaw(q.direct() ? "acc / weight" : "acc");
 }
 
-/// The vertical pass of a Quad plane: four columns per fragment, one fetch per tap.
-FragmentShader quadColumnsShader(bool es3, const std::string& what, const QuadWeights& q) {
-    const int R = q.radius();
-    FragmentWriter w(what + " y R=" + std::to_string(R) + " on quads", es3);
-    w.input(0, PlaneFormat{PlaneKind::Quad, false, 1, false});
-    const auto tap = declareWeights(w, q);
-    w.line("vec4 acc = " + tap(0) + " * " + w.fetchRaw(0, "") + ";", 1);
-    for (int k = 1; k <= R; ++k)
-        w.line("acc += " + tap(k) + " * (" + w.fetchRaw(0, along(1, -k)) + " + " + w.fetchRaw(0, along(1, k)) + ");", 2);
-    return w.finishRaw(q.direct() ? "acc / weight" : "acc");
-}
-
 /// The vertical pass of a Quad plane into a QuadRows one: four rows of four columns per
 /// fragment, each input texel fetched once for the four (2R + 4 fetches for sixteen outputs).
 /// Output texel row Y holds rows 4Y + j in layer j.
@@ -988,22 +976,19 @@ FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const Qu
         for (int j = 0; j < 4; ++j)
             if (std::abs(e - j) <= R) w.line(named("a", j) + " += " + tap(e - j) + " * " + named("t", e + R) + ";", 1);
     }
-    return w.finishRows({q.direct() ? "a0 / weight" : "a0", q.direct() ? "a1 / weight" : "a1", q.direct() ? "a2 / weight" : "a2",
-                         q.direct() ? "a3 / weight" : "a3"});
+    auto row = [&](int j) { return q.direct() ? named("a", j) + " / weight" : named("a", j); };
+    return w.finishRows({row(0), row(1), row(2), row(3)});
 }
 
 } // namespace
 
 FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std::string& what, const Value& in) {
-    // Float planes only, a real input, and each axis in one shader within budget; otherwise the
-    // per-pixel passes (Value{}: not taken). The input is packed into quads with a border first
-    // (read per pixel, a Quad input too).
-    if (packed_ || in.format.complex) return {};
+    // Float planes whose QuadRows render (GLES 3.0), a real input, and each axis in one shader
+    // within budget; otherwise the per-pixel passes (Value{}: not taken). The input is packed
+    // into quads with a border first (read per pixel, whatever its kind).
+    if (packed_ || !quadRows_ || in.format.complex) return {};
     const FragmentShader rows = quadRowsShader(!packed_, what, q);
-    // The vertical pass four rows per fragment where QuadRows planes render and it fits.
-    FragmentShader columns = quadRowsColumnsShader(!packed_, what, q);
-    const bool split = quadRows_ && fits(columns.cost, limits_.budget);
-    if (!split) columns = quadColumnsShader(!packed_, what, q);
+    const FragmentShader columns = quadRowsColumnsShader(!packed_, what, q);
     if (!fits(rows.cost, limits_.budget) || !fits(columns.cost, limits_.budget)) return {};
     const int quads = (format_.width + 3) / 4;
     const int pad = quadPad(q.radius());
@@ -1017,11 +1002,11 @@ FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std
         for (std::size_t k = 1; k < q.taps.size(); ++k) l1 += 2 * std::abs(q.taps[k]);
     }
     const PlaneFormat mid{PlaneKind::Quad, false, in.format.bound * l1, in.format.nonNegative && q.direct()};
-    const PlaneFormat out{split ? PlaneKind::QuadRows : PlaneKind::Quad, false, mid.bound * l1, mid.nonNegative};
+    const PlaneFormat out{PlaneKind::QuadRows, false, mid.bound * l1, mid.nonNegative};
     const Uniforms u = q.direct() ? Uniforms{} : Uniforms{{"u_q", quadUniform(q)}};
     const Value h = full(rows, {src}, mid, u, quads, format_.height);
     release(src);
-    const Value v = full(columns, {h}, out, u, quads, split ? (format_.height + 3) / 4 : format_.height);
+    const Value v = full(columns, {h}, out, u, quads, (format_.height + 3) / 4);
     release(h);
     return v;
 }

@@ -160,9 +160,9 @@ private:
     Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
                const Uniforms& uniforms = {}, int width = 0, int height = 0);
     Value blur(const cpu::BlurPlan& plan, const Value& in);
-    /// Both axes of a symmetric FIR on Quad planes (four pixels per RGBA32F texel), where the
-    /// planes are float and each axis fits one shader; else Value{} and the caller runs the
-    /// per-pixel passes.
+    /// Both axes of a symmetric FIR on Quad planes (four pixels per RGBA32F texel), the result
+    /// in a QuadRows plane, where the planes are float and each axis fits one shader; else
+    /// Value{} and the caller runs the per-pixel passes.
     Value quadBlur(const QuadWeights& q, const std::string& what, const Value& in);
     Value directGaussian(double sigma, int axis, const Value& in);
     Value boxes(const cpu::BlurPlan& plan, int axis, const Value& in);
