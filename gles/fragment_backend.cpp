@@ -292,7 +292,7 @@ FragmentBackend::Draw FragmentBackend::makeDraw(const FragmentShader& shader, co
             const auto c = codeUniform(inputs[i].format);
             set("u_code" + std::to_string(i), 2, {c[0], c[1]});
         }
-        if (inputs[i].format.kind == PlaneKind::Quad || inputs[i].format.kind == PlaneKind::QuadRows)
+        if (inputs[i].format.kind == PlaneKind::QuadRows)
             set(named("u_w", static_cast<int>(i)), 2, {format_.width - 0.5f, format_.height - 0.5f});
     }
     if (target.format.kind == PlaneKind::Packed) {
@@ -1564,19 +1564,16 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     }
     glBindFramebuffer(GL_FRAMEBUFFER, planes_[result_.plane].fbo);
     const PlaneFormat& rf = result_.format;
-    if (rf.kind == PlaneKind::Quad || rf.kind == PlaneKind::QuadRows) {
-        // Row y's texels are its pixels in order (and up to three past the last); split by rows,
-        // row y is texel row y / 4 of layer y % 4.
+    if (rf.kind == PlaneKind::QuadRows) {
+        // Row y is texel row y / 4 of layer y % 4, its pixels in order (and up to three past the
+        // last).
         const Plane& p = planes_[result_.plane];
-        const int layers = p.layers ? 4 : 1;
-        for (int j = 0; j < layers; ++j) {
-            if (p.layers) {
-                glBindFramebuffer(GL_FRAMEBUFFER, readFbo_);
-                glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, p.texture, 0, j);
-            }
+        glBindFramebuffer(GL_FRAMEBUFFER, readFbo_);
+        for (int j = 0; j < 4; ++j) {
+            glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, p.texture, 0, j);
             glReadPixels(0, 0, p.width, p.height, GL_RGBA, GL_FLOAT, readbackF_.data());
             for (int t = 0; t < p.height; ++t)
-                if (const int y = t * layers + j; y < H)
+                if (const int y = 4 * t + j; y < H)
                     std::copy_n(&readbackF_[static_cast<std::size_t>(t) * 4 * p.width], W, real_.row(y));
         }
         *out = ChainOutput{};

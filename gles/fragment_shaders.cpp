@@ -55,20 +55,18 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
     std::string value;
     switch (f.kind) {
     case PlaneKind::Quad:
-    case PlaneKind::QuadRows: {
+        // Read raw, a texel (four pixels) at a time, by the quad passes.
+        declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
+        return;
+    case PlaneKind::QuadRows:
         // Pixel p, clamped to the plane's last (u_wN = (width, height) - 0.5): component
-        // mod(floor(x), 4) of texel floor(x / 4), in row y or, split by rows, in layer
-        // mod(floor(y), 4) at row floor(y / 4).
-        const bool rows = f.kind == PlaneKind::QuadRows;
+        // mod(floor(x), 4) of texel floor(x / 4) at row floor(y / 4) of layer mod(floor(y), 4).
         declarations_ += "uniform vec2 u_w" + s + ";\n";
         ++cost_.uniforms;
         declarations_ += "vec2 f" + s + "(vec2 p) {\n    vec2 c = clamp(p, vec2(0.5), u_w" + s + ");\n    vec4 t = TEX(s" + s +
-                         (rows ? ", vec3((floor(c * 0.25) + 0.5) * u_texel" + s + ", mod(floor(c.y), 4.0)));\n"
-                               : ", vec2(floor(c.x * 0.25) + 0.5, c.y) * u_texel" + s + ");\n") +
+                         ", vec3((floor(c * 0.25) + 0.5) * u_texel" + s + ", mod(floor(c.y), 4.0)));\n" +
                          "    return vec2(dot(t, vec4(equal(vec4(mod(floor(c.x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0)))), 0.0);\n}\n";
-        if (!rows) declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
         return;
-    }
     case PlaneKind::Luma8: value = "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? t + ".rg" : "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Packed: {
@@ -113,7 +111,7 @@ std::string FragmentWriter::fetchAt(int slot, const std::string& texel) {
     cost_.fetches += 1;
     cost_.alu += 1;  // the coordinate
     if (f.kind == PlaneKind::Packed) cost_.alu += f.complex ? 3 : 2;
-    if (f.kind == PlaneKind::Quad || f.kind == PlaneKind::QuadRows) cost_.alu += 6;  // clamp, texel, layer, component
+    if (f.kind == PlaneKind::QuadRows) cost_.alu += 6;  // clamp, texel, layer, component
     return call('f', slot, texel);
 }
 

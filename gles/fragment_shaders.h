@@ -24,8 +24,7 @@ enum class PlaneKind {
     Packed,  ///< RGBA8: a 16-bit code per value, hi and lo bytes; real in rg, complex in rgba
     /// RGBA32F holding four neighbours of a real plane: pixel 4i + j of a row in component j of
     /// texel i (the texture is ceil(width / 4) wide). FIR passes then fetch a quarter of the
-    /// texels per output and run a quarter of the fragments; a per-pixel fetch picks the
-    /// component (and clamps to the last real pixel, the replicate border).
+    /// texels per output and run a quarter of the fragments; read raw only (fetchRaw).
     Quad,
     /// A Quad plane split by rows over the four layers of an RGBA32F array texture: layer j holds
     /// rows 4Y + j in its texel row Y (ceil(height / 4) rows), so one draw with four colour

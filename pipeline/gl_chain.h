@@ -47,7 +47,7 @@ public:
     Status start(const gles::FragmentLimits& limits, const Chain& chain, const FrameFormat& format,
                  const Chain& chromaChain = {}, const FrameFormat& chromaFormat = {});
     /// One frame: `in` (GL memory of `inInfo`) through the chain into `out` (GL memory of
-    /// `outInfo`: GRAY8, or for striateblur the input's format, every channel blurred), with
+    /// `outInfo`: GRAY8, GRAY16_LE, or for striateblur the input's format, every channel blurred), with
     /// GstGL's sync points waited on and set.
     Status process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* out, const GstVideoInfo& outInfo,
                    const Encoding& encoding);

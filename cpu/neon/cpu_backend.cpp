@@ -500,7 +500,8 @@ void CpuBackend::writeEdges8(const EdgeSpec& spec, ImageView<const Src> in, cons
     // Overlay from 8-bit input: the code of each input value, once per frame.
     std::uint8_t lut[256];
     if constexpr (std::is_same_v<Src, std::uint8_t>)
-        for (int v = 0; v < 256; ++v) lut[v] = encode8(unitValue(static_cast<std::uint8_t>(v)), out.encoding);
+        if (spec.output == EdgeOutput::Overlay)
+            for (int v = 0; v < 256; ++v) lut[v] = encode8(unitValue(static_cast<std::uint8_t>(v)), out.encoding);
     pool_.parallelFor(groups(H), [&](int g, int) {
         for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
             const std::uint8_t* cls = class_.row(y);
