@@ -10,7 +10,7 @@ repeat=${2:-3}
 export GST_PLUGIN_PATH="$root/build/lib" GST_REGISTRY="$root/build/gst-registry.bin"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-gst-inspect-1.0 edgedetect >/dev/null 2>&1 || { echo "needs gstreamer1.0-opencv (edgedetect, cvsmooth)"; exit 2; }
+gst-inspect-1.0 edgedetect >/dev/null 2>&1 || { echo "needs gstreamer1.0-opencv (edgedetect, cvsmooth): scripts/deps.sh installs it"; exit 2; }
 
 gst-launch-1.0 -q striatesrc is-live=false num-buffers="$frames" ! video/x-raw,format=I420,width=1280,height=720 \
   ! filesink location="$work/clip.yuv"

@@ -10,7 +10,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools   # the plugin
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good                     # videoconvert, pngenc, vp8enc, webmmux
   gstreamer1.0-gl time   # glupload / gldownload for the GL memory tests; /usr/bin/time measures their memory
-  libopencv-dev          # benchmarks only (the peer)
+  libopencv-dev gstreamer1.0-opencv   # benchmarks only: the peers (striate bench, bench/gst_compare.sh)
   python3-skimage        # real photos for the main job and the benchmarks
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user   # cross builds and their tests
 )
