@@ -50,8 +50,7 @@ compare "blur sigma 8, I420 through" \
   "videoconvert ! video/x-raw,format=GRAY8 ! cvsmooth type=gaussian kernel-width=49 kernel-height=49 color=8"
 # The GLES backends against GstGL's own blur (headless GstGL on Mesa: PLATFORM-NOTES.md). In GL
 # memory striateblur runs gles-fragment in GstGL's context, texture to texture, as gleffects does;
-# from system memory a board is named so that auto's preference for cpu on a software renderer
-# does not apply.
+# from system memory each GLES backend is named.
 export GST_GL_WINDOW=egl-device GST_GL_API=gles2
 peer="glupload ! glcolorconvert ! gleffects effect=blur ! gldownload"
 compare "blur sigma 3, GL memory" "glupload ! striateblur sigma=3 ! gldownload" "$peer"

@@ -61,13 +61,6 @@ Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptio
     *out = std::move(b);
     return {};
 }
-
-/// Software rasterisers run on the CPU that the cpu backend uses better (docs/performance.md).
-bool softwareRenderer(const Probe& p) {
-    for (const char* name : {"llvmpipe", "softpipe", "swrast"})
-        if (p.renderer.find(name) != std::string::npos) return true;
-    return false;
-}
 #endif
 
 } // namespace
@@ -83,11 +76,7 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
     BoardLimits limits;
     if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
     const std::string board = "board '" + limits.profile + "'";
-    if (softwareRenderer(probe) && limits.chosenBy.rfind("default", 0) == 0) {
-        *kind = BackendKind::Cpu;
-        *reason = "the GPU is a software renderer (" + probe.renderer +
-                  "), slower than the cpu backend on the same cores; name a board to use it anyway";
-    } else if (limits.compute) {
+    if (limits.compute) {
         *kind = BackendKind::GlesCompute;
         *reason = board + " has GLES 3.1 compute shaders";
     } else {
@@ -95,6 +84,8 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
         *reason = board + " has GLES " + std::to_string(limits.glesMajor) + "." + std::to_string(limits.glesMinor) +
                   " without compute shaders";
     }
+    if (probe.softwareRenderer)
+        *reason += "; " + probe.renderer + " is a software renderer: --backend cpu (backend=cpu) is faster here";
     return {};
 #else
     (void)options;

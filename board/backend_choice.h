@@ -21,8 +21,8 @@ struct BackendOptions {
 
 /// The one place that turns a requested backend into a running one (DESIGN.md), configured for
 /// `chain` and `format`. `auto` picks gles-compute where the board profile has compute, else
-/// gles-fragment; on a software renderer (Mesa llvmpipe) it picks cpu unless a board was named
-/// (--board, the board property or STRIATE_BOARD), which asks for the GPU path on purpose. Errors are for the caller's input: an unknown or unsatisfiable board, a chain or frame
+/// gles-fragment, whatever the renderer (a software renderer such as Mesa llvmpipe too: its
+/// reason says so, and backend cpu is the faster choice there). Errors are for the caller's input: an unknown or unsatisfiable board, a chain or frame
 /// size no backend accepts (a frame beyond the GPU's texture limit is refused, not tiled). A GPU
 /// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
 /// compile) is not an error: the cpu backend runs instead and `fallback` names the cause, for the

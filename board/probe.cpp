@@ -68,6 +68,8 @@ Probe probeMachine() {
     p.renderer = text(GL_RENDERER);
     p.vendor = text(GL_VENDOR);
     p.glsl = text(GL_SHADING_LANGUAGE_VERSION);
+    for (const char* name : {"llvmpipe", "softpipe", "swrast"})
+        if (p.renderer.find(name) != std::string::npos) p.softwareRenderer = true;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &p.maxTextureSize);
     if (p.glesMajor > 3 || (p.glesMajor == 3 && p.glesMinor >= 1)) {
         p.compute = true;
@@ -97,7 +99,8 @@ std::string formatProbe(const Probe& p) {
         return s.str();
     }
     s << "gles: " << p.glesMajor << "." << p.glesMinor << " context on the " << p.platform << " display\n"
-      << "  version: " << p.version << "\n  renderer: " << p.renderer << " (" << p.vendor << ")\n"
+      << "  version: " << p.version << "\n  renderer: " << p.renderer << " (" << p.vendor << ")"
+      << (p.softwareRenderer ? ", a software renderer: it runs on the CPU" : "") << "\n"
       << "  glsl: " << p.glsl << "\n  max texture size: " << p.maxTextureSize << "\n"
       << "  compute: ";
     if (p.compute)
@@ -122,7 +125,8 @@ std::string formatProbeJson(const Probe& p) {
     }
     s << "{\"platform\": " << jsonString(p.platform) << ", \"major\": " << p.glesMajor << ", \"minor\": " << p.glesMinor
       << ", \"version\": " << jsonString(p.version) << ", \"renderer\": " << jsonString(p.renderer)
-      << ", \"vendor\": " << jsonString(p.vendor) << ", \"glsl\": " << jsonString(p.glsl)
+      << ", \"vendor\": " << jsonString(p.vendor)
+      << ", \"software_renderer\": " << (p.softwareRenderer ? "true" : "false") << ", \"glsl\": " << jsonString(p.glsl)
       << ", \"max_texture_size\": " << p.maxTextureSize << ", \"compute\": " << (p.compute ? "true" : "false")
       << ", \"max_compute_invocations\": " << p.maxComputeInvocations
       << ", \"max_compute_shared_memory\": " << p.maxComputeSharedMemory << ", \"float_renderable\": [";

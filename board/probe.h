@@ -17,6 +17,9 @@ struct Probe {
     std::string platform;  ///< EGL platform of the display
     int glesMajor = 0, glesMinor = 0;
     std::string version, renderer, vendor, glsl;
+    /// The renderer rasterises on the CPU (Mesa llvmpipe, softpipe, swrast): the GLES backends run,
+    /// but on the cores the cpu backend uses better (docs/performance.md).
+    bool softwareRenderer = false;
     int maxTextureSize = 0;
     bool compute = false;
     int maxComputeInvocations = 0;

@@ -4,11 +4,11 @@
 # on a second branch, striategabor (6-orientation energy); each branch writes a WebM clip and a
 # PNG snapshot (the last second's frame) into the output folder. It prints the backend that ran
 # and the frames per second.
-# Usage: scripts/run.sh [OUTDIR]   (environment: FRAMES=150, SIZE=640x480, FPS=30)
+# Usage: scripts/run.sh [OUTDIR]   (environment: FRAMES=150, SIZE=640x480, FPS=30, BACKEND: see below)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/deps.sh"
-if [ ! -f "$root/build/lib/libgststriate.so" ]; then
+if [ ! -f "$root/build/lib/libgststriate.so" ] || [ ! -x "$root/build/bin/striate" ]; then
   cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_WITH_GST=ON >/dev/null
   ninja -C "$root/build" gststriate striate
 fi
@@ -33,6 +33,19 @@ else
   echo "source: striatesrc (no camera found), live at $fps fps"
 fi
 
+# The backend: BACKEND if set, else auto (the GPU the board has), except on a software renderer
+# (Mesa llvmpipe on a machine without a GPU): it runs on the same cores, where the cpu backend is
+# several times faster (docs/performance.md), so the cpu backend runs there.
+backend=${BACKEND:-}
+if [ -z "$backend" ]; then
+  if "$root/build/bin/striate" probe --json 2>/dev/null | grep -q '"software_renderer": true'; then
+    backend=cpu
+    echo "the GPU is a software renderer: backend cpu (BACKEND=auto runs the GLES backend anyway)"
+  else
+    backend=auto
+  fi
+fi
+
 caps="video/x-raw,format=NV12,width=$width,height=$height,framerate=$fps/1"
 clip() {  # a branch's clip and snapshot
   echo "tee name=$1 \
@@ -43,8 +56,8 @@ clip() {  # a branch's clip and snapshot
 start=$(date +%s.%N)
 # shellcheck disable=SC2046
 gst-launch-1.0 -e -v $source ! "$caps" ! tee name=camera \
-  camera. ! queue ! striateedges name=edger ! $(clip edges) \
-  camera. ! queue ! striategabor name=gaborer orientations=6 wavelength=8 sigma=4 gain=4 ! $(clip gabor) \
+  camera. ! queue ! striateedges name=edger backend=$backend ! $(clip edges) \
+  camera. ! queue ! striategabor name=gaborer backend=$backend orientations=6 wavelength=8 sigma=4 gain=4 ! $(clip gabor) \
   > "$out/pipeline.log" 2>&1 || { tail -20 "$out/pipeline.log"; exit 1; }
 end=$(date +%s.%N)
 

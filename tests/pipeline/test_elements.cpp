@@ -5,6 +5,7 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
@@ -460,9 +461,9 @@ long residentKiB() {
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-class ThousandFrames : public ::testing::TestWithParam<const char*> {};
+class LongRun : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(ThousandFrames, WithoutMemoryGrowth) {
+TEST_P(LongRun, WithoutMemoryGrowth) {
     requirePlugin();
 #if defined(__SANITIZE_ADDRESS__)
     GTEST_SKIP() << "AddressSanitizer keeps freed memory in quarantine: resident size measures nothing here "
@@ -473,22 +474,29 @@ TEST_P(ThousandFrames, WithoutMemoryGrowth) {
     gst_harness_set_src_caps_str(h, caps.c_str());
     const GstVideoInfo info = infoOf(caps);
     GstBuffer* frame = patternFrame(info, 5);
-    long before = 0;
-    for (int i = 0; i < 1000; ++i) {
-        if (i == 100) before = residentKiB();  // after warm-up: pools, first-frame allocations
+    // Resident size after warm-up (pools, first-frame allocations) and after each of two runs of
+    // 900 frames. A leak grows both runs; the heap (ours, GStreamer's, Mesa's) may still step once
+    // when it first needs more room (Mesa llvmpipe did, by 1 MiB, at frame 721 of one run and
+    // never after, over 5000 frames), so the smaller growth is the measure.
+    long resident[3] = {0, 0, 0};
+    for (int i = 0; i <= 1900; ++i) {
+        if (i % 900 == 100) resident[i / 900] = residentKiB();
+        if (i == 1900) break;
         ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
         gst_buffer_unref(gst_harness_pull(h));
     }
-    const long growth = residentKiB() - before;
-    EXPECT_LT(growth, 256) << GetParam() << ": resident memory grew by " << growth << " KiB over 900 frames";
+    const long first = resident[1] - resident[0], second = resident[2] - resident[1];
+    EXPECT_LT(std::min(first, second), 256)
+        << GetParam() << ": resident memory grew by " << first << " then " << second << " KiB over two runs of 900 frames";
     gst_buffer_unref(frame);
     gst_harness_teardown(h);
 }
 
-INSTANTIATE_TEST_SUITE_P(EachElement, ThousandFrames,
-                         ::testing::Values("striateblur sigma=3",
-                                           "striategabor orientations=3", "striateedges",
-                                           "striateedges method=gabor"));
+INSTANTIATE_TEST_SUITE_P(EachElement, LongRun,
+                         ::testing::Values("striateblur sigma=3", "striateblur sigma=3 backend=cpu",
+                                           "striategabor orientations=3", "striategabor orientations=3 backend=cpu",
+                                           "striateedges", "striateedges backend=cpu", "striateedges method=gabor",
+                                           "striateedges method=gabor backend=cpu"));
 
 } // namespace
 } // namespace striate

@@ -113,14 +113,19 @@ else
     STRIATE_BOARD=tight "$striate" probe >out.txt 2>&1 && grep -q "^board: tight (chosen by STRIATE_BOARD)" out.txt &&
         pass "STRIATE_BOARD selects the profile" || fail "STRIATE_BOARD: $(cat out.txt)"
     expect_error "unknown board" "unknown board 'rpi9'" probe --board rpi9
-    # Without compute (Mesa forced to GLES 3.0) a named board gets the fragment backend; with no
-    # board named, llvmpipe (a software renderer) keeps auto on cpu.
-    MESA_GLES_VERSION_OVERRIDE=3.0 "$striate" probe --board host >out.txt 2>&1 &&
-        grep -q "^auto backend: gles-fragment (board 'host' has GLES 3.0 without compute shaders)" out.txt &&
-        pass "auto picks the fragment backend without compute" || fail "auto without compute: $(cat out.txt)"
+    # Without compute (Mesa forced to GLES 3.0) auto picks the fragment backend, named board or not.
+    for args in "" "--board host"; do
+        # shellcheck disable=SC2086
+        MESA_GLES_VERSION_OVERRIDE=3.0 "$striate" probe $args >out.txt 2>&1 &&
+            grep -q "^auto backend: gles-fragment (board 'host' has GLES 3.0 without compute shaders" out.txt &&
+            pass "auto picks the fragment backend without compute ${args:-(no board named)}" ||
+            fail "auto without compute $args: $(cat out.txt)"
+    done
     if grep -q "renderer: llvmpipe" out.txt; then
-        MESA_GLES_VERSION_OVERRIDE=3.0 "$striate" probe >out.txt 2>&1 && grep -q "^auto backend: cpu (the GPU is a software renderer" out.txt &&
-            pass "auto keeps to cpu on a software renderer" || fail "auto on llvmpipe: $(cat out.txt)"
+        grep -q "a software renderer: it runs on the CPU" out.txt && grep -q "is a software renderer: --backend cpu" out.txt &&
+            pass "probe names a software renderer" || fail "software renderer: $(cat out.txt)"
+        grep -q '"software_renderer": true' <("$striate" probe --json) && pass "probe json names a software renderer" ||
+            fail "probe json software renderer"
     fi
     # A short recursive response runs as its FIR; a wide one in strips.
     expect_ok "fragment explain on a packed board" filter in.pgm e.png --chain "blur sigma=3 method=recursive" \
