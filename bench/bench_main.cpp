@@ -92,7 +92,7 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
                  int threads, const std::string& only, std::vector<Row>* rows) {
 #ifdef STRIATE_HAVE_PROBE
     const char* chains[] = {"blur sigma=2", "blur sigma=3 method=recursive", "blur sigma=8 method=recursive",
-                            "blur sigma=16 method=recursive",
+                            "blur sigma=16 method=recursive", "blur sigma=48 method=recursive",
                             "blur sigma=8 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges"};
     struct Target {
         BackendKind kind;

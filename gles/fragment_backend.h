@@ -181,7 +181,10 @@ private:
     Value tapsAxis(const cpu::GaborTaps& taps, int axis, const Value& in, bool complexOut, const std::string& what);
     /// One axis of a recursive filter in the form the limits ask for.
     Value recursive(const cpu::CascadeFloat& cf, int axis, const Value& in, bool complexOut);
-    bool useResponse(const cpu::GaborTaps& taps) const;
+    /// Whether a recursive filter runs as the FIR of its response: under RecursiveForm::Auto on
+    /// quads whatever its length (they fit the budget or are not taken), in per-pixel passes up to
+    /// kMaxResponseTaps per axis.
+    bool useResponse(const cpu::GaborTaps& taps, bool onQuads) const;
     Value gabor(const cpu::GaborPlan& plan, const Value& in);
     Value edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Value& in);
     void fail(const std::string& message);

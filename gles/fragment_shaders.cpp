@@ -66,6 +66,8 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
         declarations_ += "vec2 f" + s + "(vec2 p) {\n    vec2 c = clamp(p, vec2(0.5), u_w" + s + ");\n    vec4 t = TEX(s" + s +
                          ", vec3((floor(c * 0.25) + 0.5) * u_texel" + s + ", mod(floor(c.y), 4.0)));\n" +
                          "    return vec2(dot(t, vec4(equal(vec4(mod(floor(c.x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0)))), 0.0);\n}\n";
+        // Texel t of layer l, raw (fetchLayerAt: a quad pass that accumulates rows).
+        declarations_ += "vec4 l" + s + "(vec2 t, float l) { return TEX(s" + s + ", vec3(t * u_texel" + s + ", l)); }\n";
         return;
     case PlaneKind::Luma8: value = "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? t + ".rg" : "vec2(" + t + ".r, 0.0)"; break;
@@ -127,6 +129,15 @@ std::string FragmentWriter::fetchRawAt(int slot, const std::string& texel) {
     cost_.fetches += 1;
     cost_.alu += 1;
     return call('r', slot, texel);
+}
+
+std::string FragmentWriter::fetchLayerAt(int slot, const std::string& texel, int layer) {
+    cost_.fetches += 1;
+    cost_.alu += 1;
+    std::string arg = texel;
+    arg += ", ";
+    arg += glslFloat(layer);
+    return call('l', slot, arg);
 }
 
 void FragmentWriter::line(const std::string& code, int alu) {

@@ -29,7 +29,7 @@ enum class PlaneKind {
     /// A Quad plane split by rows over the four layers of an RGBA32F array texture: layer j holds
     /// rows 4Y + j in its texel row Y (ceil(height / 4) rows), so one draw with four colour
     /// attachments writes four rows per fragment (GLES 3.0). Per-pixel fetches pick layer and
-    /// component; never a raw input.
+    /// component; raw reads name the layer (fetchLayerAt).
     QuadRows,
 };
 
@@ -70,6 +70,8 @@ public:
     std::string fetchRaw(int slot, const std::string& offset);
     /// The raw texel at an absolute texel coordinate expression.
     std::string fetchRawAt(int slot, const std::string& texel);
+    /// The raw texel of layer `layer` of a QuadRows input at an absolute texel coordinate.
+    std::string fetchLayerAt(int slot, const std::string& texel, int layer);
     /// One statement of `alu` operations.
     void line(const std::string& code, int alu);
     /// Writes `value` (a vec2 expression: re, im) in the output format; returns the shader.

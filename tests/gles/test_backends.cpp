@@ -165,8 +165,9 @@ TEST(Auto, PicksFromTheContextAndTheBoard) {
     // No board named: the host profile, whatever the renderer (a software one says so).
     ASSERT_TRUE(autoBackend(BackendOptions{}, &kind, &reason));
     EXPECT_EQ(nickOf(kBackendKinds, kind), std::string(nickOf(kBackendKinds, expected))) << reason;
-    if (probeMachine().renderer.find("llvmpipe") != std::string::npos)
+    if (probeMachine().renderer.find("llvmpipe") != std::string::npos) {
         EXPECT_NE(reason.find("is a software renderer: --backend cpu"), std::string::npos) << reason;
+    }
 }
 
 TEST(NoDisplay, GpuBackendsFallBackToCpuWithTheCause) {
