@@ -22,11 +22,11 @@ struct BackendOptions {
 /// The one place that turns a requested backend into a running one (DESIGN.md), configured for
 /// `chain` and `format`. `auto` picks gles-compute where the board profile has compute, else
 /// gles-fragment, whatever the renderer (a software renderer such as Mesa llvmpipe too: its
-/// reason says so, and backend cpu is the faster choice there). Errors are for the caller's input: an unknown or unsatisfiable board, a chain or frame
-/// size no backend accepts (a frame beyond the GPU's texture limit is refused, not tiled). A GPU
-/// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
-/// compile) is not an error: the cpu backend runs instead and `fallback` names the cause, for the
-/// caller's one warning.
+/// reason says so, and backend cpu is the faster choice there). Errors are for the caller's
+/// input: an unknown or unsatisfiable board, a chain or frame size no backend accepts (a frame
+/// beyond the GPU's texture limit is refused, not tiled). A GPU backend that cannot start or
+/// configure (no EGL display, no GLES 3.1, a shader that does not compile) is not an error: the
+/// cpu backend runs instead and `fallback` names the cause, for the caller's one warning.
 Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                     std::unique_ptr<Backend>* out, std::string* fallback);
 
