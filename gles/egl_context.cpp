@@ -14,8 +14,16 @@ namespace striate::gles {
 namespace {
 
 std::string eglError() {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "EGL error 0x%04x", eglGetError());
+    const EGLint e = eglGetError();
+    const char* name = e == EGL_NOT_INITIALIZED ? " (EGL_NOT_INITIALIZED)"
+                       : e == EGL_BAD_ALLOC      ? " (EGL_BAD_ALLOC)"
+                       : e == EGL_BAD_CONTEXT    ? " (EGL_BAD_CONTEXT)"
+                       : e == EGL_BAD_DISPLAY    ? " (EGL_BAD_DISPLAY)"
+                       : e == EGL_BAD_MATCH      ? " (EGL_BAD_MATCH)"
+                       : e == EGL_CONTEXT_LOST   ? " (EGL_CONTEXT_LOST)"
+                                                 : "";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "EGL error 0x%04x%s", static_cast<unsigned>(e), name);
     return buf;
 }
 

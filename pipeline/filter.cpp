@@ -299,7 +299,7 @@ void extractChannel(const std::uint8_t* src, int stride, int step, Image<std::ui
 /// until the properties change (DESIGN.md). False if even the cpu backend cannot start.
 bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend) {
     FilterState* s = stateOf(f);
-    GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s; using the cpu backend", failure.message().c_str()),
+    GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s failed: %s; using the cpu backend", backend, failure.message().c_str()),
                         ("backend %s failed while running", backend));
     s->gpuFailed = true;
     {

@@ -5,12 +5,20 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#ifdef STRIATE_HAVE_PROBE
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <dlfcn.h>
+#include <link.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/chain.h"
@@ -387,6 +395,84 @@ TEST(Backend, UnavailableGpuBackendWarnsOnTheBusAndFallsBackToCpu) {
     gst_object_unref(bus);
     gst_harness_teardown(h);
 }
+
+/// The active backend of the harness's element made by factory `name`.
+std::string activeBackend(GstHarness* h, const char* name) {
+    GstElement* e = gst_harness_find_element(h, name);
+    gchar* active = nullptr;
+    g_object_get(e, "active-backend", &active, nullptr);
+    gst_object_unref(e);
+    std::string s = active ? active : "";
+    g_free(active);
+    return s;
+}
+
+#ifdef STRIATE_HAVE_PROBE
+/// Mesa unloads its DRI driver when the last display using it is terminated, and LeakSanitizer
+/// then reports the driver's global state, unmapped with it, as leaked: keeps every loaded
+/// driver mapped (collected first: no dlopen inside dl_iterate_phdr).
+void pinDriDrivers() {
+    std::vector<std::string> names;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* out) {
+            if (info->dlpi_name && std::string_view(info->dlpi_name).find("/dri/") != std::string_view::npos)
+                static_cast<std::vector<std::string>*>(out)->push_back(info->dlpi_name);
+            return 0;
+        },
+        &names);
+    for (const std::string& n : names) dlopen(n.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+TEST(Backend, GpuFailureMidStreamWarnsAndTheFrameRunsOnCpu) {
+    requirePlugin();
+    // The GPU goes away while playing: the test terminates the EGL display the backend's context
+    // lives on (the Mesa surfaceless display, the first the backend tries, is one per process),
+    // so the backend's next eglMakeCurrent fails as after a lost device.
+    auto getDisplay = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    const EGLDisplay display =
+        getDisplay ? getDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr) : EGL_NO_DISPLAY;
+    if (display == EGL_NO_DISPLAY || !eglInitialize(display, nullptr, nullptr))
+        GTEST_SKIP() << "no Mesa surfaceless EGL display here: the backend's display is not one this test can reach";
+    const std::string caps = "video/x-raw,format=GRAY8,width=40,height=30,framerate=30/1";
+    const GstVideoInfo info = infoOf(caps);
+    GstHarness* h = gst_harness_new_parse("striateblur sigma=2 backend=gles-fragment");
+    gst_harness_set_src_caps_str(h, caps.c_str());
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    ASSERT_EQ(gst_harness_push(h, patternFrame(info, 1)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+    ASSERT_EQ(activeBackend(h, "striateblur"), "gles-fragment");
+
+    pinDriDrivers();
+    ASSERT_TRUE(eglTerminate(display));
+    GstBuffer* in = patternFrame(info, 2);
+    const std::vector<int> want = expected("blur sigma=2", lumaOfFrame(info, in), false);
+    ASSERT_EQ(gst_harness_push(h, in), GST_FLOW_OK);
+    GstBuffer* out = gst_harness_pull(h);
+    ASSERT_NE(out, nullptr);  // the frame is not dropped: it ran again on the cpu backend
+    EXPECT_EQ(greyPixels(out, info), want);
+    gst_buffer_unref(out);
+    EXPECT_EQ(activeBackend(h, "striateblur"), "cpu");
+    GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING);
+    ASSERT_NE(m, nullptr);
+    GError* err = nullptr;
+    gst_message_parse_warning(m, &err, nullptr);
+    EXPECT_NE(std::string(err->message).find("gles-fragment"), std::string::npos) << err->message;
+    EXPECT_NE(std::string(err->message).find("EGL"), std::string::npos) << err->message;
+    EXPECT_NE(std::string(err->message).find("using the cpu backend"), std::string::npos) << err->message;
+    g_error_free(err);
+    gst_message_unref(m);
+    EXPECT_EQ(gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING), nullptr) << "one warning, not one per frame";
+    // The stream goes on on the cpu backend.
+    ASSERT_EQ(gst_harness_push(h, patternFrame(info, 3)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+    EXPECT_EQ(gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING), nullptr);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);  // the backend's clean-up on a terminated display must not crash
+    EXPECT_TRUE(eglInitialize(display, nullptr, nullptr));  // for the tests after this one
+}
+#endif
 
 TEST(Properties, ChangeWhilePlayingTakesEffectAtTheNextFrame) {
     requirePlugin();
