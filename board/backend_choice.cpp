@@ -33,7 +33,7 @@ gles::FragmentLimits fragmentLimitsOf(const BoardLimits& limits, const BackendOp
     return gles::FragmentLimits{limits.maxTextureSize, limits.floatTargets,
                                 gles::ShaderCost{limits.budget.alu, limits.budget.textureFetches,
                                                  limits.budget.dependentDepth, limits.budget.uniformVectors},
-                                limits.unrollLimit, options.recursiveForm, options.boxPyramid};
+                                limits.unrollLimit, options.recursiveForm, options.boxPyramid, options.hysteresisStencil};
 }
 
 /// A GLES backend of `kind` under the board's limits, or the reason it cannot run.

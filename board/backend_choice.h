@@ -17,6 +17,7 @@ struct BackendOptions {
     std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
     RecursiveForm recursiveForm = RecursiveForm::Auto;  ///< gles-fragment: how recursive filters run
     PyramidUse boxPyramid = PyramidUse::WhereCheaper;   ///< gles-fragment: boxes from the sum pyramid
+    bool hysteresisStencil = true;  ///< gles-fragment: hysteresis draws only the weak pixels (stencil)
 };
 
 /// The one place that turns a requested backend into a running one (DESIGN.md), configured for

@@ -165,6 +165,8 @@ void FragmentBackend::releaseGl() {
         glDeleteTextures(1, &p.texture);
     }
     planes_.clear();
+    if (!renderbuffers_.empty()) glDeleteRenderbuffers(static_cast<GLsizei>(renderbuffers_.size()), renderbuffers_.data());
+    renderbuffers_.clear();
     steps_.clear();
     inputPlane_ = importPlane_ = outputPlane_ = -1;
     textureDrawCache_.clear();
@@ -190,15 +192,18 @@ PlaneFormat FragmentBackend::planeFormat(bool complex, double bound, bool nonNeg
     return PlaneFormat{packed_ ? PlaneKind::Packed : PlaneKind::Float, complex, bound, nonNegative};
 }
 
-int FragmentBackend::acquire(int width, int height, bool layers) {
+int FragmentBackend::acquire(int width, int height, PlaneKind kind) {
     if (width == 0) width = format_.width;
     if (height == 0) height = format_.height;
-    for (std::size_t i = 0; i < planes_.size(); ++i)
-        if (!planes_[i].busy && planes_[i].width == width && planes_[i].height == height && planes_[i].layers == layers) {
-            planes_[i].busy = true;
+    const bool layers = kind == PlaneKind::QuadRows, floatTexels = layers || (!packed_ && kind != PlaneKind::Packed);
+    for (std::size_t i = 0; i < planes_.size(); ++i) {
+        Plane& p = planes_[i];
+        if (!p.busy && p.width == width && p.height == height && p.layers == layers && p.floatTexels == floatTexels) {
+            p.busy = true;
             return static_cast<int>(i);
         }
-    return layers ? newLayersPlane(width, height) : newPlane(width, height, !packed_);
+    }
+    return layers ? newLayersPlane(width, height) : newPlane(width, height, floatTexels);
 }
 
 int FragmentBackend::newLayersPlane(int width, int height) {
@@ -207,6 +212,7 @@ int FragmentBackend::newLayersPlane(int width, int height) {
     p.height = height;
     p.busy = true;
     p.layers = true;
+    p.floatTexels = true;
     glGenTextures(1, &p.texture);
     glBindTexture(GL_TEXTURE_2D_ARRAY, p.texture);
     glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA32F, width, height, 4, 0, GL_RGBA, GL_FLOAT, nullptr);
@@ -231,6 +237,7 @@ int FragmentBackend::newPlane(int width, int height, bool floatTexels) {
     p.width = width;
     p.height = height;
     p.busy = true;
+    p.floatTexels = floatTexels;
     glGenTextures(1, &p.texture);
     glBindTexture(GL_TEXTURE_2D, p.texture);
     if (!floatTexels) glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
@@ -247,6 +254,44 @@ int FragmentBackend::newPlane(int width, int height, bool floatTexels) {
         fail(std::string("gles-fragment: an ") + (floatTexels ? "RGBA32F" : "RGBA8") + " render target is incomplete");
     planes_.push_back(p);
     return static_cast<int>(planes_.size()) - 1;
+}
+
+bool FragmentBackend::shareStencil(int a, int b) {
+    // STENCIL_INDEX8 alone (GLES 2.0 core), else packed depth and stencil (GLES 3.0 core,
+    // OES_packed_depth_stencil on GLES 2.0: what VideoCore IV offers), attached as depth and as
+    // stencil; either may not complete an RGBA8 framebuffer on a given driver, so each is checked.
+    const char* extensions = reinterpret_cast<const char*>(glGetString(GL_EXTENSIONS));
+    const bool packedDepthStencil =
+        info_.major >= 3 || (extensions && std::strstr(extensions, "GL_OES_packed_depth_stencil") != nullptr);
+    struct Option {
+        GLenum format;
+        std::vector<GLenum> attachments;
+    };
+    std::vector<Option> options{{GL_STENCIL_INDEX8, {GL_STENCIL_ATTACHMENT}}};
+    if (packedDepthStencil) options.push_back({GL_DEPTH24_STENCIL8, {GL_DEPTH_ATTACHMENT, GL_STENCIL_ATTACHMENT}});
+    for (const Option& o : options) {
+        GLuint rb = 0;
+        glGenRenderbuffers(1, &rb);
+        glBindRenderbuffer(GL_RENDERBUFFER, rb);
+        glRenderbufferStorage(GL_RENDERBUFFER, o.format, format_.width, format_.height);
+        bool complete = glGetError() == GL_NO_ERROR;
+        auto attach = [&](GLuint buffer) {
+            for (int plane : {a, b}) {
+                glBindFramebuffer(GL_FRAMEBUFFER, planes_[plane].fbo);
+                for (GLenum at : o.attachments) glFramebufferRenderbuffer(GL_FRAMEBUFFER, at, GL_RENDERBUFFER, buffer);
+                if (buffer) complete = complete && glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+            }
+        };
+        attach(rb);
+        if (complete) {
+            renderbuffers_.push_back(rb);
+            return true;
+        }
+        attach(0);
+        glDeleteRenderbuffers(1, &rb);
+        glGetError();  // a format this driver refused is not a failure of the frame
+    }
+    return false;
 }
 
 void FragmentBackend::release(const Value& v) {
@@ -306,7 +351,7 @@ FragmentBackend::Draw FragmentBackend::makeDraw(const FragmentShader& shader, co
 
 FragmentBackend::Value FragmentBackend::full(const FragmentShader& shader, const std::vector<Value>& inputs,
                                              const PlaneFormat& out, const Uniforms& uniforms, int width, int height) {
-    const Value target{acquire(width, height, out.kind == PlaneKind::QuadRows), out};
+    const Value target{acquire(width, height, out.kind), out};
     steps_.push_back(Step{{makeDraw(shader, inputs, target, uniforms)}, false, -1});
     passes_.push_back({shader.name, describe(out), "1 draw; " + describe(shader.cost)});
     return target;
@@ -1355,8 +1400,11 @@ FragmentBackend::Value FragmentBackend::edges(const EdgeSpec& spec, const cpu::S
            4);
     FragmentShader suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
     suppress.cost.dependentDepth = 2;
-    const PlaneFormat classFormat = planeFormat(false, 1, true);
+    // Classes 0..3 as bytes (c / 255) in RGBA8 on every profile: exact, and a quarter of the
+    // traffic of float texels in the hysteresis loop and its read-backs.
+    const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
     Value classes = full(suppress, {strength}, classFormat);
+    passes_.back().format = "RGBA8 classes";
     // Hysteresis: a weak pixel next to a strong or edge one becomes an edge (3); the two draws
     // repeat until the classes stop changing (checked on the host once per batch).
     FragmentWriter hw("edges.hysteresis", !packed_);
@@ -1371,16 +1419,37 @@ FragmentBackend::Value FragmentBackend::edges(const EdgeSpec& spec, const cpu::S
                         3);
     hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
     const FragmentShader hysteresis = hw.finishRaw("vec4(c / 255.0, 0.0, 0.0, 1.0)");
-    const int other = acquire();
+    const int other = acquire(0, 0, PlaneKind::Packed);
+    const Value pong{other, classFormat};
+    // Only weak pixels can change: where the two planes share a stencil buffer, both start as
+    // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their
+    // stencil).
+    const bool stencil = limits_.hysteresisStencil && shareStencil(classes.plane, other);
+    if (stencil) {
+        FragmentWriter cw("edges.classes copy", !packed_);
+        cw.input(0, classFormat);
+        const FragmentShader copy = cw.finishRaw(cw.fetchRaw(0, ""));
+        FragmentWriter mw("edges.weak pixels mark", !packed_);
+        mw.input(0, classFormat);
+        mw.line("if (abs(" + mw.fetchRaw(0, "") + ".r * 255.0 - 1.0) > 0.5) discard;", 3);
+        const FragmentShader mark = mw.finishRaw("vec4(0.0)");
+        Draw m = makeDraw(mark, {classes}, pong);
+        m.stencil = Stencil::Mark;
+        steps_.push_back(Step{{makeDraw(copy, {classes}, pong), m}, false, -1});
+        passes_.push_back({copy.name, "RGBA8 classes", "1 draw; " + describe(copy.cost)});
+        passes_.push_back({mark.name, "stencil", "1 draw; " + describe(mark.cost)});
+    }
     Step loop;
     loop.repeatUntilStable = true;
     loop.watched = classes.plane;
     for (int i = 0; i < 2; ++i) {
-        const Value pong{other, classFormat};
         loop.draws.push_back(makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes));
+        if (stencil) loop.draws.back().stencil = Stencil::Test;
     }
     steps_.push_back(loop);
-    passes_.push_back({hysteresis.name, "RGBA8 classes", "2 draws, repeated until stable; " + describe(hysteresis.cost)});
+    passes_.push_back({hysteresis.name, "RGBA8 classes",
+                       std::string("2 draws") + (stencil ? " on the weak pixels (stencil)" : "") + ", repeated until stable; " +
+                           describe(hysteresis.cost)});
     planes_[other].busy = false;
     // The stage's output.
     FragmentWriter o("edges.output", !packed_);
@@ -1502,6 +1571,23 @@ void FragmentBackend::run(const Draw& d) {
     } else {
         glDisable(GL_SCISSOR_TEST);
     }
+    switch (d.stencil) {
+    case Stencil::None: glDisable(GL_STENCIL_TEST); break;
+    case Stencil::Mark:
+        glEnable(GL_STENCIL_TEST);
+        glStencilMask(0xff);
+        glClearStencil(0);
+        glClear(GL_STENCIL_BUFFER_BIT);
+        glStencilFunc(GL_ALWAYS, 1, 0xff);
+        glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        break;
+    case Stencil::Test:
+        glEnable(GL_STENCIL_TEST);
+        glStencilFunc(GL_EQUAL, 1, 0xff);
+        glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+        break;
+    }
     glUseProgram(d.program);
     for (const UniformValue& u : d.uniforms) {
         const GLsizei count = static_cast<GLsizei>(u.values.size()) / u.components;
@@ -1515,6 +1601,7 @@ void FragmentBackend::run(const Draw& d) {
         glBindTexture(in.layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, in.texture);
     }
     glDrawArrays(GL_TRIANGLES, 0, 3);
+    if (d.stencil == Stencil::Mark) glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
 }
 
 void FragmentBackend::beginDraws() {
@@ -1523,6 +1610,8 @@ void FragmentBackend::beginDraws() {
     glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
     glDisable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
+    glDisable(GL_STENCIL_TEST);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
 }
 
 void FragmentBackend::runSteps() {
@@ -1530,12 +1619,7 @@ void FragmentBackend::runSteps() {
     auto readClasses = [&](int plane, std::vector<std::uint8_t>* dst) {
         glBindFramebuffer(GL_FRAMEBUFFER, planes_[plane].fbo);
         dst->resize(static_cast<std::size_t>(4) * W * H);
-        if (packed_) {
-            glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
-        } else {
-            glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, readbackF_.data());
-            for (std::size_t i = 0; i < readbackF_.size(); i += 4) (*dst)[i] = static_cast<std::uint8_t>(readbackF_[i] * 255 + 0.5f);
-        }
+        glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
     };
     for (const Step& step : steps_) {
         if (!step.repeatUntilStable) {
@@ -1665,6 +1749,12 @@ public:
         scissor_ = glIsEnabled(GL_SCISSOR_TEST);
         blend_ = glIsEnabled(GL_BLEND);
         depth_ = glIsEnabled(GL_DEPTH_TEST);
+        stencil_ = glIsEnabled(GL_STENCIL_TEST);
+        const GLenum stencilState[kStencilState] = {GL_STENCIL_FUNC,      GL_STENCIL_REF,
+                                                    GL_STENCIL_VALUE_MASK, GL_STENCIL_FAIL,
+                                                    GL_STENCIL_PASS_DEPTH_FAIL, GL_STENCIL_PASS_DEPTH_PASS,
+                                                    GL_STENCIL_WRITEMASK, GL_STENCIL_CLEAR_VALUE};
+        for (int i = 0; i < kStencilState; ++i) glGetIntegerv(stencilState[i], &stencilState_[i]);
         if (es3_) {
             glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &vertexArray_);
             glBindVertexArray(0);  // our attribute goes into the default vertex array, not theirs
@@ -1678,6 +1768,12 @@ public:
         set(GL_SCISSOR_TEST, scissor_);
         set(GL_BLEND, blend_);
         set(GL_DEPTH_TEST, depth_);
+        set(GL_STENCIL_TEST, stencil_);
+        const GLint* st = stencilState_;
+        glStencilFunc(static_cast<GLenum>(st[0]), st[1], static_cast<GLuint>(st[2]));
+        glStencilOp(static_cast<GLenum>(st[3]), static_cast<GLenum>(st[4]), static_cast<GLenum>(st[5]));
+        glStencilMask(static_cast<GLuint>(st[6]));
+        glClearStencil(st[7]);
         glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
         glColorMask(colorMask_[0], colorMask_[1], colorMask_[2], colorMask_[3]);
         for (int i = 0; i < kUnits; ++i) {
@@ -1695,13 +1791,15 @@ public:
 
 private:
     static constexpr int kUnits = 4;  // the most sampler slots a draw of ours binds
+    static constexpr int kStencilState = 8;  // func, ref, value mask, three ops, write mask, clear value
+    GLint stencilState_[kStencilState] = {};
     bool es3_;
     GLint program_ = 0, framebuffer_ = 0, arrayBuffer_ = 0, activeTexture_ = GL_TEXTURE0, vertexArray_ = 0;
     GLint textures_[kUnits] = {}, arrays_[kUnits] = {};
     GLint viewport_[4] = {};
     GLboolean colorMask_[4] = {GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
     GLint attribute0_ = 0;
-    GLboolean scissor_ = GL_FALSE, blend_ = GL_FALSE, depth_ = GL_FALSE;
+    GLboolean scissor_ = GL_FALSE, blend_ = GL_FALSE, depth_ = GL_FALSE, stencil_ = GL_FALSE;
 };
 
 } // namespace

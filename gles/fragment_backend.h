@@ -31,6 +31,9 @@ struct FragmentLimits {
     /// Boxes from the sum pyramid (float planes only): where it needs fewer fetches than the taps,
     /// or always, or never (the tests force both).
     PyramidUse boxPyramid = PyramidUse::WhereCheaper;
+    /// Hysteresis draws shade only the weak pixels, through a stencil buffer, where one completes
+    /// the class planes' framebuffers; false: full-frame draws (the tests compare both).
+    bool hysteresisStencil = true;
 };
 
 /// The weights of a symmetric FIR on Quad planes: the direct Gaussian's, generated in the shader
@@ -113,12 +116,19 @@ private:
         std::vector<float> values;
     };
     using Uniforms = std::vector<std::pair<std::string, std::vector<float>>>;  // vec4s by name
+    /// How a draw uses the target's stencil buffer (hysteresis: only weak pixels are drawn).
+    enum class Stencil {
+        None,
+        Mark,  ///< clear it, then set 1 where the shader does not discard; no colour written
+        Test,  ///< draw only where it is 1
+    };
     struct Draw {
         unsigned program = 0;
         std::vector<int> inputs;  // planes, by sampler slot
         int target = -1;
         int x = 0, y = 0, w = 0, h = 0;  // scissor (strips); w == 0: the whole target
         std::vector<UniformValue> uniforms;
+        Stencil stencil = Stencil::None;
     };
     struct Step {
         std::vector<Draw> draws;
@@ -130,6 +140,7 @@ private:
         int width = 0, height = 0;
         bool busy = false;
         bool layers = false;  // a QuadRows plane: an RGBA32F array texture of four layers, all attached
+        bool floatTexels = false;  // RGBA32F, else RGBA8
     };
 
     Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
@@ -143,9 +154,14 @@ private:
     void releaseGl();
 
     // Planning (configure): planes, programs and the draw list.
-    int acquire(int width = 0, int height = 0, bool layers = false);
+    /// A free plane of this size (0: the frame's) for values of `kind`: an array texture for
+    /// QuadRows, RGBA8 for Packed (and everywhere on packed profiles), else RGBA32F.
+    int acquire(int width = 0, int height = 0, PlaneKind kind = PlaneKind::Float);
     int newPlane(int width, int height, bool floatTexels);  // a plane no other is reused as
     int newLayersPlane(int width, int height);
+    /// One stencil buffer attached to both planes (the frame's size), or false where no stencil
+    /// format completes their framebuffers (they are left as they were).
+    bool shareStencil(int a, int b);
     /// A plane entry for a texture that is not ours (GstGL's): drawn into or read, never deleted
     /// (its texture is 0 between frames).
     int borrowedPlane(int width, int height, bool withFbo);
@@ -205,6 +221,7 @@ private:
     std::vector<PassInfo> passes_;
     std::vector<FragmentShader> shaders_;
     unsigned vertexBuffer_ = 0;
+    std::vector<unsigned> renderbuffers_;  // stencil buffers of the hysteresis planes
     int luma_ = -1;
     int redResult_ = 0;  // the R32F plane the last draw writes a real float result to, if any
     Value result_, complexResult_;

@@ -170,6 +170,36 @@ TEST(Auto, PicksFromTheContextAndTheBoard) {
     }
 }
 
+TEST(Hysteresis, DrawingOnlyTheWeakPixelsGivesTheFullFrameResult) {
+    // The stencil (only weak pixels shaded) against full-frame draws, on float and packed planes
+    // (and on GLES 2.0 and 3.0 contexts, in those environments): the same edge maps, to the bit.
+    for (const char* board : {"host", "rpi3"})
+        for (const char* text : {"edges", "edges sigma=2.5 output=overlay", "edges method=gabor output=strength"})
+            for (const test::Size size : {test::Size{1, 1}, test::Size{33, 7}, test::Size{131, 67}, test::Size{320, 240}}) {
+                const Chain chain = chainOf(text);
+                const Image<std::uint8_t> in = test::scene(size);
+                ChainOutput out[2];
+                std::unique_ptr<Backend> b[2];
+                for (int stencil = 0; stencil < 2; ++stencil) {
+                    BackendOptions options{0, board};
+                    options.hysteresisStencil = stencil == 1;
+                    std::string fallback;
+                    ASSERT_TRUE(startBackend(BackendKind::GlesFragment, options, chain, FrameFormat{size.w, size.h},
+                                             &b[stencil], &fallback));
+                    ASSERT_EQ(fallback, "") << text;
+                    ASSERT_TRUE(b[stencil]->process(in.view(), &out[stencil]));
+                }
+                const auto* withStencil = dynamic_cast<gles::FragmentBackend*>(b[1].get());
+                bool used = false;
+                for (const auto& p : withStencil->passes()) used = used || p.grid.find("(stencil)") != std::string::npos;
+                EXPECT_TRUE(used) << "Mesa completes a stencil buffer on the class planes: " << text;
+                for (int y = 0; y < size.h; ++y)
+                    for (int x = 0; x < size.w; ++x)
+                        ASSERT_EQ(out[0].real.at(x, y), out[1].real.at(x, y))
+                            << board << " " << text << " " << size.w << "x" << size.h << " at " << x << "," << y;
+            }
+}
+
 TEST(NoDisplay, GpuBackendsFallBackToCpuWithTheCause) {
     const Chain chain = chainOf("edges");
     const Image<std::uint8_t> in = test::scene({40, 30});
