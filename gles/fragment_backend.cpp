@@ -165,8 +165,8 @@ void FragmentBackend::releaseGl() {
         glDeleteTextures(1, &p.texture);
     }
     planes_.clear();
-    if (!renderbuffers_.empty()) glDeleteRenderbuffers(static_cast<GLsizei>(renderbuffers_.size()), renderbuffers_.data());
-    renderbuffers_.clear();
+    glDeleteRenderbuffers(1, &stencil_.renderbuffer);
+    stencil_ = {};
     steps_.clear();
     inputPlane_ = importPlane_ = outputPlane_ = -1;
     textureDrawCache_.clear();
@@ -257,37 +257,42 @@ int FragmentBackend::newPlane(int width, int height, bool floatTexels) {
 }
 
 bool FragmentBackend::shareStencil(int a, int b) {
+    // Attaches the buffer to both planes; false, detached again, where they are incomplete.
+    auto attach = [&](GLuint rb, const std::vector<unsigned>& attachments) {
+        bool complete = true;
+        for (int plane : {a, b}) {
+            glBindFramebuffer(GL_FRAMEBUFFER, planes_[plane].fbo);
+            for (GLenum at : attachments) glFramebufferRenderbuffer(GL_FRAMEBUFFER, at, GL_RENDERBUFFER, rb);
+            complete = complete && glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+        }
+        if (!complete)
+            for (int plane : {a, b}) {
+                glBindFramebuffer(GL_FRAMEBUFFER, planes_[plane].fbo);
+                for (GLenum at : attachments) glFramebufferRenderbuffer(GL_FRAMEBUFFER, at, GL_RENDERBUFFER, 0);
+            }
+        return complete;
+    };
+    if (stencil_.renderbuffer) return attach(stencil_.renderbuffer, stencil_.attachments);
+    if (stencil_.tried) return false;
+    stencil_.tried = true;
     // STENCIL_INDEX8 alone (GLES 2.0 core), else packed depth and stencil (GLES 3.0 core,
     // OES_packed_depth_stencil on GLES 2.0: what VideoCore IV offers), attached as depth and as
     // stencil; either may not complete an RGBA8 framebuffer on a given driver, so each is checked.
     const char* extensions = reinterpret_cast<const char*>(glGetString(GL_EXTENSIONS));
     const bool packedDepthStencil =
         info_.major >= 3 || (extensions && std::strstr(extensions, "GL_OES_packed_depth_stencil") != nullptr);
-    struct Option {
-        GLenum format;
-        std::vector<GLenum> attachments;
-    };
-    std::vector<Option> options{{GL_STENCIL_INDEX8, {GL_STENCIL_ATTACHMENT}}};
+    std::vector<std::pair<GLenum, std::vector<unsigned>>> options{{GL_STENCIL_INDEX8, {GL_STENCIL_ATTACHMENT}}};
     if (packedDepthStencil) options.push_back({GL_DEPTH24_STENCIL8, {GL_DEPTH_ATTACHMENT, GL_STENCIL_ATTACHMENT}});
-    for (const Option& o : options) {
+    for (const auto& [format, attachments] : options) {
         GLuint rb = 0;
         glGenRenderbuffers(1, &rb);
         glBindRenderbuffer(GL_RENDERBUFFER, rb);
-        glRenderbufferStorage(GL_RENDERBUFFER, o.format, format_.width, format_.height);
-        bool complete = glGetError() == GL_NO_ERROR;
-        auto attach = [&](GLuint buffer) {
-            for (int plane : {a, b}) {
-                glBindFramebuffer(GL_FRAMEBUFFER, planes_[plane].fbo);
-                for (GLenum at : o.attachments) glFramebufferRenderbuffer(GL_FRAMEBUFFER, at, GL_RENDERBUFFER, buffer);
-                if (buffer) complete = complete && glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
-            }
-        };
-        attach(rb);
-        if (complete) {
-            renderbuffers_.push_back(rb);
+        glRenderbufferStorage(GL_RENDERBUFFER, format, format_.width, format_.height);
+        if (glGetError() == GL_NO_ERROR && attach(rb, attachments)) {
+            stencil_.renderbuffer = rb;
+            stencil_.attachments = attachments;
             return true;
         }
-        attach(0);
         glDeleteRenderbuffers(1, &rb);
         glGetError();  // a format this driver refused is not a failure of the frame
     }

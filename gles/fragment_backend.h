@@ -159,8 +159,9 @@ private:
     int acquire(int width = 0, int height = 0, PlaneKind kind = PlaneKind::Float);
     int newPlane(int width, int height, bool floatTexels);  // a plane no other is reused as
     int newLayersPlane(int width, int height);
-    /// One stencil buffer attached to both planes (the frame's size), or false where no stencil
-    /// format completes their framebuffers (they are left as they were).
+    /// The backend's one stencil buffer (the frame's size; made by the first call) attached to
+    /// both planes, or false where no stencil format completes their framebuffers (they are left
+    /// as they were).
     bool shareStencil(int a, int b);
     /// A plane entry for a texture that is not ours (GstGL's): drawn into or read, never deleted
     /// (its texture is 0 between frames).
@@ -221,7 +222,12 @@ private:
     std::vector<PassInfo> passes_;
     std::vector<FragmentShader> shaders_;
     unsigned vertexBuffer_ = 0;
-    std::vector<unsigned> renderbuffers_;  // stencil buffers of the hysteresis planes
+    struct StencilBuffer {
+        unsigned renderbuffer = 0;  // the frame's size; attached to every hysteresis plane
+        std::vector<unsigned> attachments;
+        bool tried = false;  // no format completed: hysteresis draws the whole frame
+    };
+    StencilBuffer stencil_;
     int luma_ = -1;
     int redResult_ = 0;  // the R32F plane the last draw writes a real float result to, if any
     Value result_, complexResult_;
