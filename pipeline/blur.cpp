@@ -68,8 +68,7 @@ static void gst_striate_blur_class_init(GstStriateBlurClass* klass) {
      */
     gst_element_class_set_static_metadata(
         element, "Striate Gaussian blur", "Filter/Effect/Video",
-        "Gaussian blur: direct, repeated boxes or recursive (constant time)\n"
-        "\tgst-launch-1.0 striatesrc ! video/x-raw,format=I420 ! striateblur sigma=8 ! videoconvert ! autovideosink",
+        "Gaussian blur: direct, repeated boxes or recursive (constant time)",
         "Striate developers");
     gst::addPadTemplates(element, true);
     GST_STRIATE_FILTER_CLASS(klass)->keeps_format = TRUE;

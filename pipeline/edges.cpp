@@ -89,9 +89,7 @@ static void gst_striate_edges_class_init(GstStriateEdgesClass* klass) {
      */
     gst_element_class_set_static_metadata(
         element, "Striate edge detection", "Filter/Analyzer/Video",
-        "Canny or Gabor-energy edges of the luma\n"
-        "\tgst-launch-1.0 striatesrc ! video/x-raw,format=NV12,width=1280,height=720 ! striateedges ! "
-        "videoconvert ! autovideosink",
+        "Canny or Gabor-energy edges of the luma",
         "Striate developers");
     gst::addPadTemplates(element, false);
     gst_type_mark_as_plugin_api(gst_striate_edge_method_get_type(), static_cast<GstPluginAPIFlags>(0));

@@ -552,14 +552,22 @@ namespace striate::gst {
 /// Pad templates of a filter subclass: every input format; grey (or, for striateblur, the input
 /// format as well) out.
 void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
-    GstCaps* sink = gst_caps_from_string((std::string("video/x-raw, format=") + kSinkFormats +
-                                          "; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=" + kSinkFormats)
-                                             .c_str());
-    std::string srcCaps = std::string("video/x-raw, format=") + (keepsFormat ? kBlurSrcFormats : kGreyFormats);
+    // Any size and rate GStreamer can describe; sizes a backend cannot take are refused at caps
+    // time with an error naming the limit.
+    const std::string ranges = ", width=" GST_VIDEO_SIZE_RANGE ", height=" GST_VIDEO_SIZE_RANGE
+                               ", framerate=" GST_VIDEO_FPS_RANGE;
+    auto caps = [&](const char* formats, bool gl) {
+        std::string c = std::string("video/x-raw, format=") + formats + ranges;
+        if (gl) c += std::string("; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=") + formats + ranges;
+        return c;
+    };
+    GstCaps* sink = gst_caps_from_string(caps(kSinkFormats, true).c_str());
 #ifdef STRIATE_HAVE_GSTGL
-    srcCaps += std::string("; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=") +
-               (keepsFormat ? kBlurSrcFormats : kGreyFormats);
+    const bool glOut = true;
+#else
+    const bool glOut = false;
 #endif
+    const std::string srcCaps = caps(keepsFormat ? kBlurSrcFormats : kGreyFormats, glOut);
     GstCaps* src = gst_caps_from_string(srcCaps.c_str());
     gst_element_class_add_pad_template(klass, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
     gst_element_class_add_pad_template(klass, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));

@@ -95,8 +95,7 @@ static void gst_striate_gabor_class_init(GstStriateGaborClass* klass) {
      */
     gst_element_class_set_static_metadata(
         element, "Striate Gabor filter", "Filter/Analyzer/Video",
-        "Recursive or direct Gabor filter, single orientation or bank, on the luma\n"
-        "\tgst-launch-1.0 striatesrc scene=grating ! striategabor orientations=6 gain=4 ! videoconvert ! autovideosink",
+        "Recursive or direct Gabor filter, single orientation or bank, on the luma",
         "Striate developers");
     gst::addPadTemplates(element, false);
     gst_type_mark_as_plugin_api(gst_striate_gabor_method_get_type(), static_cast<GstPluginAPIFlags>(0));

@@ -23,7 +23,8 @@ static gboolean plugin_init(GstPlugin* plugin) {
            gst_element_register(plugin, "striatesrc", GST_RANK_NONE, gst_striate_src_get_type());
 }
 
+// License: LGPL-2.1-or-later (LICENSE), GStreamer's convention for plugins.
 #define PACKAGE "striate"
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, striate,
                   "Vision filters for camera boards: Gaussian blur, Gabor, edges, a synthetic camera",
-                  plugin_init, STRIATE_VERSION, "unknown", "striate", "unknown")
+                  plugin_init, STRIATE_VERSION, "LGPL", "Striate", STRIATE_ORIGIN)

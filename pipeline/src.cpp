@@ -221,9 +221,7 @@ static void gst_striate_src_class_init(GstStriateSrcClass* klass) {
      */
     gst_element_class_set_static_metadata(
         element, "Striate synthetic camera", "Source/Video",
-        "Synthetic camera with scenes, motion and a sensor noise model\n"
-        "\tgst-launch-1.0 striatesrc scene=siemens-star ! video/x-raw,width=1280,height=720 ! videoconvert ! "
-        "autovideosink",
+        "Synthetic camera with scenes, motion and a sensor noise model",
         "Striate developers");
     GstCaps* caps = gst_caps_from_string(
         "video/x-raw, format={ GRAY8, NV12, I420 }, width=[1, 32768], height=[1, 32768], framerate=[1/1, 1000/1]");

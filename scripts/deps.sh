@@ -1,19 +1,42 @@
 #!/usr/bin/env bash
-# Installs what striate needs to build, test, benchmark and cross-test, with apt. Idempotent: it
-# asks apt only for packages that are missing, and runs `apt-get update` only then.
+# Installs what striate needs to build, test, benchmark and package, with apt. Idempotent: it asks
+# apt only for packages that are missing, and runs `apt-get update` only then.
+#   scripts/deps.sh               install for this machine
+#   scripts/deps.sh --list [ARCH] print the list for ARCH (amd64, arm64, armhf; default: this
+#                                 machine's), installing nothing
+# On an x86-64 PC the list adds SIMDe (the NEON source on x86), the cross compilers and qemu-user
+# (the arm64 and armhf builds and their tests); on a Raspberry Pi (arm64 or armhf: Raspberry Pi OS
+# bookworm, Debian 12) it holds native packages only: the NEON code compiles as it is.
 set -euo pipefail
-packages=(
-  cmake ninja-build g++ pkg-config python3
-  libpng-dev libjpeg62-turbo-dev libsimde-dev
-  googletest
-  libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri           # GLES (Mesa llvmpipe without a GPU)
-  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools   # the plugin
-  gstreamer1.0-plugins-base gstreamer1.0-plugins-good                     # videoconvert, pngenc, vp8enc, webmmux
-  gstreamer1.0-gl time   # glupload / gldownload for the GL memory tests; /usr/bin/time measures their memory
-  libopencv-dev gstreamer1.0-opencv   # benchmarks only: the peers (striate bench, bench/gst_compare.sh)
-  python3-skimage        # real photos for the main job and the benchmarks
-  g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user   # cross builds and their tests
-)
+
+packages_for() {
+  local arch=$1
+  local packages=(
+    cmake ninja-build g++ pkg-config python3 dpkg-dev
+    libpng-dev libjpeg62-turbo-dev
+    googletest
+    libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri           # GLES (Mesa: V3D, VC4, or llvmpipe without a GPU)
+    libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools   # the plugin
+    gstreamer1.0-plugins-base gstreamer1.0-plugins-good                     # videoconvert, pngenc, vp8enc, webmmux
+    gstreamer1.0-gl time   # glupload / gldownload for the GL memory tests; /usr/bin/time measures their memory
+    libopencv-dev gstreamer1.0-opencv   # benchmarks only: the peers (striate bench, bench/gst_compare.sh)
+    python3-skimage        # real photos for the main job, the tests and the benchmarks
+  )
+  case $arch in
+    amd64 | i386)
+      packages+=(libsimde-dev)   # NEON intrinsics on x86
+      packages+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)  # cross builds and their tests
+      ;;
+  esac
+  printf '%s\n' "${packages[@]}"
+}
+
+if [ "${1:-}" = "--list" ]; then
+  packages_for "${2:-$(dpkg --print-architecture)}"
+  exit 0
+fi
+
+mapfile -t packages < <(packages_for "$(dpkg --print-architecture)")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -1,51 +1,66 @@
 #!/usr/bin/env bash
 # The gst-launch lines of the issue and the README, run against the plugin in the build tree.
+#   launch_test.sh PLUGIN_DIR WORK_DIR
+# A cross build runs the sysroot's own gst-launch-1.0 / gst-inspect-1.0 under the emulator
+# (STRIATE_EMULATOR, e.g. "qemu-aarch64 -L SYSROOT", and STRIATE_SYSROOT): the registry is built
+# in-process (GST_REGISTRY_FORK=no: without binfmt the plugin scanner cannot be spawned) from the
+# sysroot's plugins (GST_PLUGIN_SYSTEM_PATH: qemu-arm's -L does not redirect statx).
 set -u
 lib=$(realpath "$1")
 work=$2
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export GST_PLUGIN_PATH="$lib" GST_REGISTRY="$work/registry.bin"
+if [ -n "${STRIATE_EMULATOR:-}" ]; then
+    read -r -a emulator <<<"$STRIATE_EMULATOR"
+    launch=("${emulator[@]}" "$STRIATE_SYSROOT/usr/bin/gst-launch-1.0")
+    inspect=("${emulator[@]}" "$STRIATE_SYSROOT/usr/bin/gst-inspect-1.0")
+    export GST_REGISTRY_FORK=no GST_PLUGIN_SYSTEM_PATH="$(echo "$STRIATE_SYSROOT"/usr/lib/*/gstreamer-1.0)"
+else
+    launch=(gst-launch-1.0)
+    inspect=(gst-inspect-1.0)
+fi
 failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+mark=$SECONDS
+pass() { echo "ok ($((SECONDS - mark)) s): $1"; mark=$SECONDS; }
+fail() { echo "FAIL ($((SECONDS - mark)) s): $1"; failures=$((failures + 1)); mark=$SECONDS; }
 run() {  # run NAME COMMAND...: exit 0 within 120 s
     local name=$1; shift
     if timeout 120 "$@" >out.txt 2>err.txt; then pass "$name"; else fail "$name: exit $? $(tail -3 err.txt)"; fi
 }
 
-run "inspect" gst-inspect-1.0 striate
+run "inspect" "${inspect[@]}" striate
 for e in striateblur striategabor striateedges striatesrc; do
     if grep -q "$e" out.txt; then pass "lists $e"; else fail "lists $e"; fi
 done
 for backend in auto cpu; do
-    run "striateedges backend=$backend, NV12 1280x720" gst-launch-1.0 -q striatesrc num-buffers=30 is-live=false \
+    run "striateedges backend=$backend, NV12 1280x720" "${launch[@]}" -q striatesrc num-buffers=30 is-live=false \
         ! video/x-raw,format=NV12,width=1280,height=720 ! striateedges backend=$backend ! fakesink
 done
-run "live source at its framerate" gst-launch-1.0 -q striatesrc num-buffers=10 \
+run "live source at its framerate" "${launch[@]}" -q striatesrc num-buffers=10 \
     ! video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1 ! striateedges ! fakesink
-run "raw clip" gst-launch-1.0 -q striatesrc num-buffers=8 is-live=false scene=grating \
+run "raw clip" "${launch[@]}" -q striatesrc num-buffers=8 is-live=false scene=grating \
     ! video/x-raw,format=I420,width=1280,height=720 ! filesink location=clip.yuv
-run "gabor bank from raw I420" gst-launch-1.0 -q filesrc location=clip.yuv \
+run "gabor bank from raw I420" "${launch[@]}" -q filesrc location=clip.yuv \
     ! rawvideoparse format=i420 width=1280 height=720 ! striategabor orientations=6 ! videoconvert ! pngenc \
     ! multifilesink location=gabor-%02d.png
 [ "$(ls gabor-*.png 2>/dev/null | wc -l)" -eq 8 ] && pass "8 gabor PNGs" || fail "8 gabor PNGs: $(ls)"
-run "colour blur" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false ! video/x-raw,format=I420,width=96,height=64 \
+run "colour blur" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false ! video/x-raw,format=I420,width=96,height=64 \
     ! videoconvert ! video/x-raw,format=RGBA ! striateblur sigma=3 ! video/x-raw,format=RGBA ! fakesink
-run "16-bit edge strength" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false \
+run "16-bit edge strength" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false \
     ! striateedges output=strength ! video/x-raw,format=GRAY16_LE ! fakesink
 # A refused property value: a warning naming it, the previous value kept, the stream goes on.
-run "sigma=0 refused" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false ! striateblur sigma=0 ! fakesink
+run "sigma=0 refused" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false ! striateblur sigma=0 ! fakesink
 grep -q "sigma" err.txt && pass "sigma=0 warning names the property" || fail "sigma=0 warning: $(cat err.txt)"
-run "board=pi4 refused" gst-launch-1.0 -q striatesrc num-buffers=3 is-live=false ! striateblur board=pi4 ! fakesink
+run "board=pi4 refused" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false ! striateblur board=pi4 ! fakesink
 grep -q "refusing board 'pi4'" err.txt && pass "board=pi4 warning names the board" || fail "board warning: $(cat err.txt)"
 
 # GL memory from glupload (GstGL headless on Mesa: PLATFORM-NOTES.md).
 export GST_GL_WINDOW=egl-device GST_GL_API=gles2
-run "glupload ! striateblur ! gldownload" gst-launch-1.0 -q striatesrc num-buffers=10 ! glupload ! striateblur sigma=8 \
+run "glupload ! striateblur ! gldownload" "${launch[@]}" -q striatesrc num-buffers=10 ! glupload ! striateblur sigma=8 \
     ! gldownload ! fakesink
 # A chain in GL memory stays on the GPU: GRAY8 textures between the elements, each running the
 # fragment backend in GstGL's context.
-run "GL chain" gst-launch-1.0 -v striatesrc num-buffers=3 is-live=false ! video/x-raw,format=NV12,width=96,height=64 \
+run "GL chain" "${launch[@]}" -v striatesrc num-buffers=3 is-live=false ! video/x-raw,format=NV12,width=96,height=64 \
     ! glupload ! striateblur sigma=3 ! striategabor ! gldownload ! fakesink
 for e in striateblur0 striategabor0; do
     grep -q "$e.GstPad:src: caps = video/x-raw(memory:GLMemory), format=(string)GRAY8" out.txt \
@@ -66,6 +81,32 @@ compare() {
         END { pixels = bytes / stride * w; printf "%d of %d pixels differ, at most by %d\n", n, pixels, worst
               exit !(worst <= maxdiff && n <= (1 - share) * pixels) }'
 }
+# A real clip (a pan across a photograph) through filesrc ! rawvideoparse: the GPU backends' edges
+# agree with the cpu's on >= 99.9% of the pixels (ALGORITHMS.md 8, photos, float targets); in a
+# cross build the cpu's edges are byte-identical to the x86-64 build's (STRIATE_HOST_PLUGIN_DIR).
+if /usr/bin/python3 "$(dirname "$(realpath "$0")")/../support/photo_clip.py" photo.yuv 320 240 6; then
+    clip="filesrc location=photo.yuv ! rawvideoparse format=i420 width=320 height=240"
+    for backend in cpu gles-fragment gles-compute; do
+        run "photo clip, $backend" "${launch[@]}" -q $clip ! striateedges backend=$backend ! video/x-raw,format=GRAY8 \
+            ! filesink location=photo-$backend.raw
+    done
+    for backend in gles-fragment gles-compute; do
+        r=$(compare photo-$backend.raw photo-cpu.raw 320 240 255 0.999) && pass "photo clip, $backend vs cpu: $r" \
+            || fail "photo clip, $backend vs cpu: $r"
+    done
+    if [ -n "${STRIATE_HOST_PLUGIN_DIR:-}" ]; then
+        env -u GST_REGISTRY_FORK -u GST_PLUGIN_SYSTEM_PATH GST_PLUGIN_PATH="$STRIATE_HOST_PLUGIN_DIR" \
+            GST_REGISTRY="$work/host-registry.bin" gst-launch-1.0 -q $clip ! striateedges backend=cpu \
+            ! video/x-raw,format=GRAY8 ! filesink location=photo-host.raw
+        if [ -s photo-host.raw ] && cmp -s photo-host.raw photo-cpu.raw; then
+            pass "photo clip: cpu edges byte-identical to the x86-64 build's ($(stat -c %s photo-host.raw) bytes)"
+        else
+            fail "photo clip: cpu edges differ from the x86-64 build's: $(cmp photo-host.raw photo-cpu.raw 2>&1 | head -1)"
+        fi
+    fi
+else
+    fail "photo clip: tests/support/photo_clip.py needs Debian's python3-skimage (scripts/deps.sh)"
+fi
 # GL memory in and out against system memory on the cpu, every input format, an odd size; with
 # float targets (host) and packed 8-bit planes (rpi3); ALGORITHMS.md 8 in 8-bit steps.
 size="width=97,height=63"
@@ -75,9 +116,9 @@ for fmt in GRAY8 NV12 I420 RGBA BGRx; do
              "striateblur sigma=6 method=recursive board=rpi3|1|0" "striateedges board=rpi3|255|0.995"; do
         IFS='|' read -r element maxdiff share <<<"$c"
         name="$fmt, $element, GL memory vs cpu"
-        gst-launch-1.0 -q $src ! glupload ! $element ! gldownload ! video/x-raw,format=GRAY8 \
+        "${launch[@]}" -q $src ! glupload ! $element ! gldownload ! video/x-raw,format=GRAY8 \
             ! filesink location=gl.raw 2>err.txt || { fail "$name: exit $? $(tail -2 err.txt)"; continue; }
-        gst-launch-1.0 -q $src ! ${element/board=rpi3/} backend=cpu ! video/x-raw,format=GRAY8 ! filesink location=cpu.raw
+        "${launch[@]}" -q $src ! ${element/board=rpi3/} backend=cpu ! video/x-raw,format=GRAY8 ! filesink location=cpu.raw
         if r=$(compare gl.raw cpu.raw 97 63 "$maxdiff" "$share"); then pass "$name: $r"; else fail "$name: $r"; fi
     done
 done
@@ -86,10 +127,10 @@ done
 for fmt in NV12 I420 RGBA BGRx; do
     src="striatesrc num-buffers=3 is-live=false seed=3 ! video/x-raw,format=I420,width=96,height=64 ! videoconvert ! video/x-raw,format=$fmt"
     name="colour blur in GL memory, $fmt"
-    gst-launch-1.0 -v $src ! glupload ! striateblur sigma=3 ! "video/x-raw(memory:GLMemory),format=$fmt" ! gldownload \
+    "${launch[@]}" -v $src ! glupload ! striateblur sigma=3 ! "video/x-raw(memory:GLMemory),format=$fmt" ! gldownload \
         ! video/x-raw,format=$fmt ! filesink location=gl.raw >out.txt 2>err.txt || { fail "$name: exit $? $(tail -2 err.txt)"; continue; }
     grep -q "active-backend = gles-fragment" out.txt || { fail "$name: $(grep -m1 "active-backend" out.txt)"; continue; }
-    gst-launch-1.0 -q $src ! striateblur sigma=3 backend=cpu ! video/x-raw,format=$fmt ! filesink location=cpu.raw
+    "${launch[@]}" -q $src ! striateblur sigma=3 backend=cpu ! video/x-raw,format=$fmt ! filesink location=cpu.raw
     case $fmt in RGBA | BGRx) rows="384 64" ;; *) rows="96 96" ;; esac  # bytes per row, rows: no padding at 96x64
     if r=$(compare gl.raw cpu.raw $rows 1 0); then pass "$name: $r"; else fail "$name: $r"; fi
 done
@@ -102,11 +143,11 @@ for fmt in GRAY8 RGBA; do
     for c in "striateblur sigma=3|1|0" "striateedges|255|0.995"; do
         IFS='|' read -r element maxdiff share <<<"$c"
         name="GLES 2.0, $fmt, $element, GL memory vs cpu"
-        MESA_GLES_VERSION_OVERRIDE=2.0 gst-launch-1.0 -v $src ! glupload ! $element ! "video/x-raw(memory:GLMemory)" \
+        MESA_GLES_VERSION_OVERRIDE=2.0 "${launch[@]}" -v $src ! glupload ! $element ! "video/x-raw(memory:GLMemory)" \
             ! gldownload ! video/x-raw,format=GRAY8 ! filesink location=gl.raw >out.txt 2>err.txt \
             || { fail "$name: exit $? $(tail -2 err.txt)"; continue; }
         grep -q "active-backend = gles-fragment" out.txt || { fail "$name: $(grep -m1 "active-backend" out.txt)"; continue; }
-        gst-launch-1.0 -q $src ! $element backend=cpu ! video/x-raw,format=GRAY8 ! filesink location=cpu.raw
+        "${launch[@]}" -q $src ! $element backend=cpu ! video/x-raw,format=GRAY8 ! filesink location=cpu.raw
         if r=$(compare gl.raw cpu.raw 97 63 "$maxdiff" "$share"); then pass "$name: $r"; else fail "$name: $r"; fi
     done
 done
@@ -136,21 +177,21 @@ for c in "striategabor orientations=4|33" "striateedges|0" "striateedges output=
     IFS='|' read -r element maxdiff context <<<"$c"
     src="striatesrc num-buffers=3 is-live=false seed=3 ! video/x-raw,format=I420,$size"
     name="GRAY16_LE in GL memory, $element${context:+, $context}, vs cpu"
-    env $context gst-launch-1.0 -v $src ! glupload ! $element ! "video/x-raw(memory:GLMemory),format=GRAY16_LE" ! gldownload \
+    env $context "${launch[@]}" -v $src ! glupload ! $element ! "video/x-raw(memory:GLMemory),format=GRAY16_LE" ! gldownload \
         ! video/x-raw,format=GRAY16_LE ! filesink location=gl.raw >out.txt 2>err.txt \
         || { fail "$name: exit $? $(tail -2 err.txt)"; continue; }
     grep -q "active-backend = gles-fragment" out.txt || { fail "$name: $(grep -m1 "active-backend" out.txt)"; continue; }
-    gst-launch-1.0 -q $src ! ${element/board=rpi3/} backend=cpu ! video/x-raw,format=GRAY16_LE ! filesink location=cpu.raw
+    "${launch[@]}" -q $src ! ${element/board=rpi3/} backend=cpu ! video/x-raw,format=GRAY16_LE ! filesink location=cpu.raw
     if r=$(compare16 gl.raw cpu.raw 97 63 "$maxdiff"); then pass "$name: $r"; else fail "$name: $r"; fi
 done
 
 # GL memory in, system memory out (downstream takes no GL memory): read back per frame.
 for backend in cpu gles-fragment gles-compute; do
-    run "GL memory in, system memory out, $backend" gst-launch-1.0 -q striatesrc num-buffers=4 is-live=false seed=3 \
+    run "GL memory in, system memory out, $backend" "${launch[@]}" -q striatesrc num-buffers=4 is-live=false seed=3 \
         ! video/x-raw,format=GRAY8,width=96,height=64 ! glupload ! striateedges backend=$backend \
         ! video/x-raw,format=GRAY8 ! filesink location=gl-$backend.raw
 done
-run "system memory" gst-launch-1.0 -q striatesrc num-buffers=4 is-live=false seed=3 \
+run "system memory" "${launch[@]}" -q striatesrc num-buffers=4 is-live=false seed=3 \
     ! video/x-raw,format=GRAY8,width=96,height=64 ! striateedges backend=cpu ! filesink location=sys.raw
 cmp -s gl-cpu.raw sys.raw && pass "GL memory in: the same edges" || fail "GL memory in: edges differ"
 for backend in gles-fragment gles-compute; do
@@ -158,7 +199,7 @@ for backend in gles-fragment gles-compute; do
 done
 # The GstGL chain cannot run in a desktop OpenGL context: one warning naming why, then the cpu
 # through maps, GL memory still out, every frame delivered and equal to the cpu's.
-GST_GL_API=opengl run "GL chain falls back to cpu" gst-launch-1.0 striatesrc num-buffers=4 is-live=false seed=3 \
+GST_GL_API=opengl run "GL chain falls back to cpu" "${launch[@]}" striatesrc num-buffers=4 is-live=false seed=3 \
     ! video/x-raw,format=GRAY8,width=96,height=64 ! glupload ! striateedges ! "video/x-raw(memory:GLMemory)" \
     ! gldownload ! video/x-raw,format=GRAY8 ! filesink location=fallback.raw
 grep -q "cannot run in GstGL's context: GstGL's context is desktop OpenGL.*using the cpu backend" out.txt err.txt \
@@ -167,7 +208,7 @@ cmp -s fallback.raw sys.raw && pass "GL fallback: every frame, the cpu's edges" 
 # 1000 frames more through a GL chain: no GStreamer object leaks (the leaks tracer) and no growth
 # of the peak resident memory beyond 4 MiB (Mesa's caches settle in the first frames).
 gl_chain() {
-    GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 /usr/bin/time -f "%M" -o rss.txt gst-launch-1.0 -q striatesrc \
+    GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 /usr/bin/time -f "%M" -o rss.txt "${launch[@]}" -q striatesrc \
         num-buffers="$1" is-live=false ! video/x-raw,format=NV12,width=64,height=48 ! glupload ! striateblur sigma=2 \
         ! striateedges ! gldownload ! fakesink 2>leaks.txt
     cat rss.txt
@@ -181,7 +222,7 @@ else
     fail "GL chain grows: peak RSS $small -> $large kB over 1000 frames"
 fi
 # A frame beyond the board's texture limit is a clear error in GL memory too (not tiled).
-if gst-launch-1.0 -q striatesrc num-buffers=1 is-live=false ! video/x-raw,format=GRAY8,width=2100,height=16 \
+if "${launch[@]}" -q striatesrc num-buffers=1 is-live=false ! video/x-raw,format=GRAY8,width=2100,height=16 \
     ! glupload ! striateblur board=rpi3 ! "video/x-raw(memory:GLMemory)" ! gldownload ! fakesink >out.txt 2>&1; then
     fail "2100 wide on rpi3 in GL memory: no error"
 else

@@ -2,8 +2,12 @@
 # End-to-end tests of `striate filter`: outputs, raw arrays, and one clear line with exit status 2
 # for every usage or input error (never a crash).
 set -u
-striate=$(realpath "$1")
+bin=$(realpath "$1")
 work=$2
+# A cross build's tool runs under the emulator its CTest entry names (STRIATE_EMULATOR, e.g.
+# "qemu-aarch64 -L SYSROOT"); a native build's runs as it is.
+read -r -a emulator <<<"${STRIATE_EMULATOR:-}"
+striate() { "${emulator[@]}" "$bin" "$@"; }
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0
 pass() { echo "ok: $1"; }
@@ -25,12 +29,12 @@ PY
 # expect_ok NAME ARGS...: exit 0 and the output file exists.
 expect_ok() {
     local name=$1; shift
-    if "$striate" "$@" >out.txt 2>err.txt; then pass "$name"; else fail "$name: exit $? $(cat err.txt)"; fi
+    if striate "$@" >out.txt 2>err.txt; then pass "$name"; else fail "$name: exit $? $(cat err.txt)"; fi
 }
 # expect_error NAME FRAGMENT ARGS...: exit 2, exactly one line on stderr containing FRAGMENT.
 expect_error() {
     local name=$1 fragment=$2; shift 2
-    "$striate" "$@" >out.txt 2>err.txt
+    striate "$@" >out.txt 2>err.txt
     local rc=$?
     local lines
     lines=$(wc -l <err.txt)
@@ -98,7 +102,7 @@ expect_error "unknown command" "unknown command 'blur'" blur
 expect_error "unwritable raw" "cannot write '/nonexistent/x.npy'" filter in.pgm o.png --chain blur --raw /nonexistent/x.npy
 
 # The machine probe (GLES context on Mesa llvmpipe here), in builds that have GLES.
-if "$striate" probe 2>&1 | grep -q "this build has no GLES support"; then
+if striate probe 2>&1 | grep -q "this build has no GLES support"; then
     expect_error "probe without GLES" "this build has no GLES support" probe
 else
     expect_ok "probe" probe
@@ -106,17 +110,17 @@ else
     expect_ok "probe json" probe --json
     head -c 1 out.txt | grep -q "{" && pass "probe json is an object" || fail "probe json: $(cat out.txt)"
     expect_error "probe bad option" "unknown option '--xml'" probe --xml
-    grep -q '"board": {"profile": "host"' <("$striate" probe --json) && pass "probe json has the board" || fail "probe json board"
+    grep -q '"board": {"profile": "host"' <(striate probe --json) && pass "probe json has the board" || fail "probe json board"
     expect_ok "probe board" probe --board rpi4
     grep -q "^board: rpi4 (chosen by --board)" out.txt && grep -q "^auto backend: gles-compute" out.txt &&
         pass "probe applies the board and names auto's pick" || fail "probe board: $(cat out.txt)"
-    STRIATE_BOARD=tight "$striate" probe >out.txt 2>&1 && grep -q "^board: tight (chosen by STRIATE_BOARD)" out.txt &&
+    STRIATE_BOARD=tight striate probe >out.txt 2>&1 && grep -q "^board: tight (chosen by STRIATE_BOARD)" out.txt &&
         pass "STRIATE_BOARD selects the profile" || fail "STRIATE_BOARD: $(cat out.txt)"
     expect_error "unknown board" "unknown board 'rpi9'" probe --board rpi9
     # Without compute (Mesa forced to GLES 3.0) auto picks the fragment backend, named board or not.
     for args in "" "--board host"; do
         # shellcheck disable=SC2086
-        MESA_GLES_VERSION_OVERRIDE=3.0 "$striate" probe $args >out.txt 2>&1 &&
+        MESA_GLES_VERSION_OVERRIDE=3.0 striate probe $args >out.txt 2>&1 &&
             grep -q "^auto backend: gles-fragment (board 'host' has GLES 3.0 without compute shaders" out.txt &&
             pass "auto picks the fragment backend without compute ${args:-(no board named)}" ||
             fail "auto without compute $args: $(cat out.txt)"
@@ -124,7 +128,7 @@ else
     if grep -q "renderer: llvmpipe" out.txt; then
         grep -q "a software renderer: it runs on the CPU" out.txt && grep -q "is a software renderer: --backend cpu" out.txt &&
             pass "probe names a software renderer" || fail "software renderer: $(cat out.txt)"
-        grep -q '"software_renderer": true' <("$striate" probe --json) && pass "probe json names a software renderer" ||
+        grep -q '"software_renderer": true' <(striate probe --json) && pass "probe json names a software renderer" ||
             fail "probe json software renderer"
     fi
     # A short recursive response runs as its FIR; a wide one in strips.
@@ -149,14 +153,14 @@ else
     expect_ok "gles explain" filter in.pgm e.png --chain "blur sigma=2 ! edges" --backend gles-compute --explain
     grep -q "^backend: gles-compute" out.txt && grep -q "gaussian_direct.comp AXIS=0 -> R32F" out.txt &&
         grep -q "hysteresis.comp" out.txt && pass "gles explain lists the passes" || fail "gles explain: $(cat out.txt)"
-    "$striate" filter in.pgm f.png --chain edges --backend gles-compute --board rpi3 >out.txt 2>err.txt
+    striate filter in.pgm f.png --chain edges --backend gles-compute --board rpi3 >out.txt 2>err.txt
     rc=$?
     if [ "$rc" -eq 0 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "board 'rpi3' has none; using the cpu backend" err.txt &&
         [ -s f.png ]; then pass "fallback warns once and writes the output"; else fail "fallback: exit $rc $(cat err.txt)"; fi
 fi
 
 # The benchmark program, when this build has it (OpenCV installed): one quick run of every row.
-if [ -x "$(dirname "$striate")/striate-bench" ]; then
+if [ -x "$(dirname "$bin")/striate-bench" ]; then
     expect_ok "bench runs" bench --size 64x48 --repeat 1 --json bench.json
     grep -q "GaussianBlur + Canny L2" out.txt && grep -q '"ratio"' bench.json && pass "bench rows" || fail "bench rows"
     expect_error "bench bad size" "--size '0x0'" bench --size 0x0

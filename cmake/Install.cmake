@@ -1,0 +1,97 @@
+# Installation and packages (toolchains/README.md, README "On a Raspberry Pi"):
+#   cmake --install build         the plugin into GStreamer's plugin directory, bin/striate, the
+#                                 libraries' headers and static archives, striate.pc, a CMake
+#                                 package (find_package(striate): striate::striate)
+#   cpack --config build/CPackConfig.cmake
+#                                 striate_<version>_<arch>.deb (amd64, arm64, armhf: the build's
+#                                 target), its dependencies from dpkg-shlibdeps
+# The default prefix is GStreamer's (/usr on Debian), so the installed plugin is found with no
+# GST_PLUGIN_PATH; --prefix DIR stages an install elsewhere (GStreamer then needs
+# GST_PLUGIN_PATH=DIR/<libdir>/gstreamer-1.0).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(STRIATE_INCLUDE_SUBDIR ${CMAKE_INSTALL_INCLUDEDIR}/striate)
+set(STRIATE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/striate)
+
+# The libraries: static archives (PIC), linked in order by striate::striate.
+set(STRIATE_LIBRARIES striate_board striate_reference striate_sensors striate_cpu striate_core)
+if(STRIATE_WITH_GLES)
+  list(INSERT STRIATE_LIBRARIES 1 striate_gles)
+endif()
+add_library(striate_all INTERFACE)
+set_target_properties(striate_all PROPERTIES EXPORT_NAME striate)
+target_link_libraries(striate_all INTERFACE ${STRIATE_LIBRARIES})
+add_library(striate::striate ALIAS striate_all)
+install(TARGETS ${STRIATE_LIBRARIES} striate_all striate_warnings EXPORT striateTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${STRIATE_INCLUDE_SUBDIR})
+install(EXPORT striateTargets NAMESPACE striate:: DESTINATION ${STRIATE_CMAKE_DIR})
+
+# The public headers keep their folders: core/ (specs, chain parser, Backend, images),
+# board/backend_choice.h (startBackend: every backend, cpu included, by kind), the probe and
+# profiles, the reference backend and the synthetic camera.
+install(DIRECTORY core/ DESTINATION ${STRIATE_INCLUDE_SUBDIR}/core FILES_MATCHING PATTERN "*.h")
+install(FILES cpu/reference/reference.h DESTINATION ${STRIATE_INCLUDE_SUBDIR}/cpu/reference)
+install(FILES board/backend_choice.h board/probe.h board/profile.h
+        DESTINATION ${STRIATE_INCLUDE_SUBDIR}/board)
+install(FILES sensors/synthetic_camera.h DESTINATION ${STRIATE_INCLUDE_SUBDIR}/sensors)
+
+set(STRIATE_PC_REQUIRES "")
+set(STRIATE_PC_CFLAGS "")
+if(STRIATE_WITH_GLES)
+  set(STRIATE_PC_REQUIRES "egl glesv2 gbm")
+  set(STRIATE_PC_CFLAGS " -DSTRIATE_HAVE_PROBE=1")
+endif()
+list(TRANSFORM STRIATE_LIBRARIES PREPEND "-l" OUTPUT_VARIABLE STRIATE_PC_LIBS)
+list(JOIN STRIATE_PC_LIBS " " STRIATE_PC_LIBS)
+configure_file(cmake/striate.pc.in ${PROJECT_BINARY_DIR}/striate.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/striate.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+configure_package_config_file(cmake/striateConfig.cmake.in ${PROJECT_BINARY_DIR}/striateConfig.cmake
+                              INSTALL_DESTINATION ${STRIATE_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/striateConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/striateConfig.cmake ${PROJECT_BINARY_DIR}/striateConfigVersion.cmake
+        DESTINATION ${STRIATE_CMAKE_DIR})
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/striate RENAME copyright)
+
+# One Debian package per architecture (the build's target, not the host's).
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+  set(STRIATE_DEB_ARCH arm64)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^arm")
+  set(STRIATE_DEB_ARCH armhf)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  set(STRIATE_DEB_ARCH amd64)
+else()
+  set(STRIATE_DEB_ARCH ${CMAKE_SYSTEM_PROCESSOR})
+endif()
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME striate)
+set(CPACK_PACKAGE_VENDOR "Striate developers")
+set(CPACK_PACKAGE_CONTACT "Striate developers <striate@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Vision filters for camera boards: GStreamer plugin, command-line tool, library")
+set(CPACK_PACKAGE_DESCRIPTION
+    "Gaussian blur, recursive Gabor filtering and live edge detection on the GPU of small camera \
+devices through OpenGL ES (3.1 compute, or 2.0/3.0 fragment passes), with a NEON cpu path: the \
+GStreamer plugin striate (striateblur, striategabor, striateedges, striatesrc), the striate tool \
+and the library's headers, archives, striate.pc and CMake package.")
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # striate_<version>_<arch>.deb
+set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${STRIATE_DEB_ARCH})
+set(CPACK_DEBIAN_PACKAGE_SECTION video)
+# The GPU backends need an EGL driver (Mesa's on the boards); the tools run the pipelines.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libegl-mesa0, libgl1-mesa-dri, gstreamer1.0-tools, gstreamer1.0-plugins-base")
+# dpkg-shlibdeps reads what the plugin and the tool link. A cross build's libraries and their
+# symbols files are in the sysroot (scripts/sysroot.sh keeps a dpkg database there):
+# cmake/CPackProject.cmake points dpkg-shlibdeps at it when cpack runs.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
+if(CMAKE_CROSSCOMPILING AND CMAKE_SYSROOT)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS
+      ${CMAKE_SYSROOT}/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE} ${CMAKE_SYSROOT}/lib/${CMAKE_LIBRARY_ARCHITECTURE})
+  set(STRIATE_CPACK_SYSROOT ${CMAKE_SYSROOT})
+endif()
+configure_file(cmake/CPackProject.cmake.in ${PROJECT_BINARY_DIR}/CPackProject.cmake @ONLY)
+set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/CPackProject.cmake)
+include(CPack)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# deps_test.sh ARCH SYSROOT: every package scripts/deps.sh would install on an ARCH board (a
+# Raspberry Pi with Debian 12 / Raspberry Pi OS bookworm) exists for ARCH and resolves, asked of
+# apt with the package lists of the sysroot scripts/sysroot.sh made for ARCH, from an empty
+# system (nothing installed), so the README's two commands can set up a Pi.
+set -u
+arch=$1
+sysroot=$2
+root=$(cd "$(dirname "$0")/../.." && pwd)
+conf="$sysroot/.apt/apt.conf"
+[ -f "$conf" ] || { echo "FAIL: $conf missing: make the sysroot with scripts/sysroot.sh $arch DIR"; exit 1; }
+mapfile -t packages < <(bash "$root/scripts/deps.sh" --list "$arch")
+case " ${packages[*]} " in
+  *" qemu-user "* | *"-linux-gnu "* | *" libsimde-dev "*) echo "FAIL: the $arch list has cross-build packages: ${packages[*]}"; exit 1 ;;
+esac
+empty=$(mktemp)
+trap 'rm -f "$empty"' EXIT
+if APT_CONFIG="$conf" apt-get -o "Dir::State::status=$empty" --simulate -q install "${packages[@]}" >apt.txt 2>&1; then
+  echo "ok: apt resolves all ${#packages[@]} packages deps.sh lists for $arch ($(grep -c '^Inst ' apt.txt) to install from an empty system)"
+else
+  echo "FAIL: apt cannot install deps.sh's $arch packages:"; tail -20 apt.txt; exit 1
+fi

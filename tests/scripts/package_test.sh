@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# package_test.sh BUILD_DIR WORK_DIR: the build's Debian package (cpack) is sane and works when
+# unpacked into a scratch root:
+#   - dpkg-deb -I: Package striate, the build's architecture, dependencies from dpkg-shlibdeps
+#     (GStreamer, EGL/GLES, libpng, libjpeg, libc)
+#   - the unpacked plugin loads: gst-inspect-1.0 striate with GST_PLUGIN_SYSTEM_PATH there and no
+#     GST_PLUGIN_PATH (a cross build's under qemu, with the sysroot's gst-inspect-1.0)
+#   - the unpacked tool runs (`striate --version`, `striate filter`)
+#   - natively, a program outside the project builds against the unpacked headers and libraries
+#     through find_package(striate) and through pkg-config, and runs
+# Cross builds: STRIATE_EMULATOR and STRIATE_SYSROOT in the environment, as for launch_test.sh.
+set -u
+build=$(realpath "$1")
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0
+pass() { echo "ok: $1"; }
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+
+cpack --config "$build/CPackConfig.cmake" -B "$work/dist" >cpack.txt 2>&1 || { cat cpack.txt; echo "FAIL: cpack"; exit 1; }
+debs=("$work"/dist/striate_*.deb)
+[ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || { echo "FAIL: no single .deb in $(ls dist)"; exit 1; }
+deb=${debs[0]}
+arch=$(dpkg-deb -f "$deb" Architecture)
+version=$(dpkg-deb -f "$deb" Version)
+[ "$(basename "$deb")" = "striate_${version}_${arch}.deb" ] && pass "named $(basename "$deb")" || fail "name $(basename "$deb")"
+expected=$(grep -o 'CPACK_DEBIAN_PACKAGE_ARCHITECTURE "[a-z0-9]*"' "$build/CPackConfig.cmake" | cut -d'"' -f2)
+[ "$arch" = "$expected" ] && pass "architecture $arch" || fail "architecture $arch, the build targets $expected"
+depends=$(dpkg-deb -f "$deb" Depends)
+missing=""
+for lib in libc6 libstdc++6 libgstreamer1.0-0 libgstreamer-plugins-base1.0-0 libglib2.0-0 libegl1 libgles2 libpng16-16 libjpeg62-turbo; do
+    echo "$depends" | grep -q "\b$lib\b" || missing+=" $lib"
+done
+if [ -z "$missing" ] && echo "$depends" | grep -q "libgstreamer1.0-0 (>= 1\."; then
+    pass "dependencies from the linked libraries: $depends"
+else
+    fail "dependencies lack$missing: $depends"
+fi
+
+root="$work/root"
+dpkg -x "$deb" "$root"
+plugin=$(find "$root" -name libgststriate.so)
+case $plugin in
+    "$root"/usr/lib/*/gstreamer-1.0/libgststriate.so) pass "plugin in GStreamer's directory: ${plugin#"$root"}" ;;
+    *) fail "plugin at '${plugin#"$root"}'" ;;
+esac
+for f in usr/bin/striate usr/include/striate/core/chain.h usr/share/doc/striate/copyright; do
+    [ -f "$root/$f" ] && pass "has /$f" || fail "lacks /$f"
+done
+pc=$(find "$root" -name striate.pc)
+config=$(find "$root" -name striateConfig.cmake)
+[ -n "$pc" ] && [ -n "$config" ] && pass "has striate.pc and the CMake package" || fail "pc '$pc' config '$config'"
+
+if [ -n "${STRIATE_EMULATOR:-}" ]; then
+    read -r -a emulator <<<"$STRIATE_EMULATOR"
+    inspect=("${emulator[@]}" "$STRIATE_SYSROOT/usr/bin/gst-inspect-1.0")
+    tool=("${emulator[@]}" "$root/usr/bin/striate")
+    export GST_REGISTRY_FORK=no
+else
+    inspect=(gst-inspect-1.0)
+    tool=("$root/usr/bin/striate")
+fi
+unset GST_PLUGIN_PATH
+if GST_PLUGIN_SYSTEM_PATH=$(dirname "$plugin") GST_REGISTRY="$work/registry.bin" "${inspect[@]}" striate >inspect.txt 2>&1 \
+    && grep -q "striateedges" inspect.txt && grep -q "License *LGPL" inspect.txt; then
+    pass "gst-inspect-1.0 striate loads the unpacked plugin ($(grep -c '^  striate' inspect.txt) features)"
+else
+    fail "gst-inspect-1.0 striate: $(tail -5 inspect.txt)"
+fi
+"${tool[@]}" --version >version.txt 2>&1 && grep -q "$version" version.txt && pass "striate --version: $(cat version.txt)" \
+    || fail "striate --version: $(cat version.txt)"
+printf 'P5\n8 6\n255\n%s' "$(head -c 48 /dev/zero | tr '\0' '\200')" >in.pgm
+"${tool[@]}" filter in.pgm out.pgm --chain "blur sigma=1" --backend cpu >filter.txt 2>&1 && [ -s out.pgm ] \
+    && pass "striate filter runs" || fail "striate filter: $(cat filter.txt)"
+
+if [ -z "${STRIATE_EMULATOR:-}" ]; then
+    # The package's paths are /usr/...: the CMake package is relocatable, pkg-config is asked to
+    # take the prefix from where the .pc file is (--define-prefix).
+    for how in cmake pkg-config; do
+        flags=(-DCMAKE_PREFIX_PATH="$root/usr")
+        [ "$how" = pkg-config ] && flags=(-DUSE_PKG_CONFIG=ON -DPKG_CONFIG_ARGN=--define-prefix)
+        if PKG_CONFIG_PATH="$(dirname "$pc")" cmake -S "$here/consumer" -B "consumer-$how" -G Ninja "${flags[@]}" >cfg.txt 2>&1 \
+            && ninja -C "consumer-$how" >make.txt 2>&1 && "consumer-$how/consumer" >run.txt 2>&1 \
+            && grep -Eq "^cpu: 0\.00[0-9]( [01]\.[0-9]{3}){6} (0\.99[0-9]|1\.000)$" run.txt; then
+            pass "a program builds against the package through $how and runs: $(cat run.txt)"
+        else
+            fail "consumer through $how: $(tail -5 cfg.txt make.txt run.txt 2>/dev/null)"
+        fi
+    done
+fi
+
+echo "$failures failed"
+[ "$failures" -eq 0 ]
