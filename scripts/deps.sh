@@ -23,6 +23,9 @@ packages_for() {
     python3-skimage        # real photos for the main job, the tests and the benchmarks
   )
   case $arch in
+    arm64 | armhf)
+      packages+=(gstreamer1.0-libcamera)   # libcamerasrc: the camera module
+      ;;
     amd64 | i386)
       packages+=(libsimde-dev)   # NEON intrinsics on x86
       packages+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)  # cross builds and their tests
