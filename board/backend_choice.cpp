@@ -36,10 +36,10 @@ gles::FragmentLimits fragmentLimitsOf(const BoardLimits& limits, const BackendOp
                                 limits.unrollLimit, options.recursiveForm, options.boxPyramid, options.hysteresisStencil};
 }
 
-/// A GLES backend of `kind` under the board's limits, or the reason it cannot run.
+/// A GLES backend of `kind` under the board's limits, or the reason it cannot run (a frame beyond
+/// the texture limit among them: the GLES backends do not tile, the cpu backend takes it).
 Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptions& options, const Chain& chain,
-                 const FrameFormat& format, std::unique_ptr<Backend>* out, bool* inputError) {
-    *inputError = false;
+                 const FrameFormat& format, std::unique_ptr<Backend>* out) {
     std::unique_ptr<Backend> b;
     if (kind == BackendKind::GlesFragment) {
         std::unique_ptr<gles::FragmentBackend> f;
@@ -53,10 +53,6 @@ Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptio
         if (Status s = gles::ComputeBackend::create(gpu, &c); !s) return s;
         b = std::move(c);
     }
-    if (Status s = b->validate(chain, format); !s) {
-        *inputError = true;
-        return s;
-    }
     if (Status s = b->configure(chain, format); !s) return s;
     *out = std::move(b);
     return {};
@@ -64,6 +60,24 @@ Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptio
 #endif
 
 } // namespace
+
+#ifdef STRIATE_HAVE_PROBE
+BackendKind autoRule(const Probe& probe, const BoardLimits& limits, std::string* reason) {
+    if (probe.softwareRenderer) {
+        *reason = probe.renderer + " is a software renderer: it runs on the same cores as the cpu backend, several "
+                  "times slower";
+        return BackendKind::Cpu;
+    }
+    const std::string board = "board '" + limits.profile + "'";
+    if (limits.compute) {
+        *reason = board + " has GLES 3.1 compute shaders";
+        return BackendKind::GlesCompute;
+    }
+    *reason = board + " has GLES " + std::to_string(limits.glesMajor) + "." + std::to_string(limits.glesMinor) +
+              " without compute shaders";
+    return BackendKind::GlesFragment;
+}
+#endif
 
 Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason) {
 #ifdef STRIATE_HAVE_PROBE
@@ -75,17 +89,7 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
     }
     BoardLimits limits;
     if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
-    const std::string board = "board '" + limits.profile + "'";
-    if (limits.compute) {
-        *kind = BackendKind::GlesCompute;
-        *reason = board + " has GLES 3.1 compute shaders";
-    } else {
-        *kind = BackendKind::GlesFragment;
-        *reason = board + " has GLES " + std::to_string(limits.glesMajor) + "." + std::to_string(limits.glesMinor) +
-                  " without compute shaders";
-    }
-    if (probe.softwareRenderer)
-        *reason += "; " + probe.renderer + " is a software renderer: --backend cpu (backend=cpu) is faster here";
+    *kind = autoRule(probe, limits, reason);
     return {};
 #else
     (void)options;
@@ -133,14 +137,13 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
 #ifdef STRIATE_HAVE_PROBE
     const Probe& probe = machine();
     Status s;
-    bool inputError = false;
     if (!probe.gpu) {
         s = Status::error("no GLES context: " + probe.gpuError);
     } else {
         BoardLimits limits;
         if (Status b = resolveBoard(options.board, probe, &limits); !b) return b;
-        s = startGles(kind, limits, options, chain, format, out, &inputError);
-        if (s || inputError) return s;
+        s = startGles(kind, limits, options, chain, format, out);
+        if (s) return s;
     }
     *fallback = s.message();
 #else

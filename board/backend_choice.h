@@ -12,6 +12,9 @@ struct FragmentLimits;
 
 namespace striate {
 
+struct Probe;
+struct BoardLimits;
+
 struct BackendOptions {
     int threads = 0;    ///< cpu backend threads; <= 0: one per hardware thread
     std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
@@ -21,13 +24,12 @@ struct BackendOptions {
 };
 
 /// The one place that turns a requested backend into a running one (DESIGN.md), configured for
-/// `chain` and `format`. `auto` picks gles-compute where the board profile has compute, else
-/// gles-fragment, whatever the renderer (a software renderer such as Mesa llvmpipe too: its
-/// reason says so, and backend cpu is the faster choice there). Errors are for the caller's
-/// input: an unknown or unsatisfiable board, a chain or frame size no backend accepts (a frame
-/// beyond the GPU's texture limit is refused, not tiled). A GPU backend that cannot start or
-/// configure (no EGL display, no GLES 3.1, a shader that does not compile) is not an error: the
-/// cpu backend runs instead and `fallback` names the cause, for the caller's one warning.
+/// `chain` and `format`. `auto` follows autoRule: cpu on a software renderer, else gles-compute
+/// where the board profile has compute, else gles-fragment. Errors are for the caller's
+/// input: an unknown or unsatisfiable board, a chain or frame size no backend accepts. A GPU
+/// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
+/// compile, a frame beyond the board's texture limit: the GLES backends do not tile) is not an
+/// error: the cpu backend runs instead and `fallback` names the cause, for the caller's one warning.
 Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                     std::unique_ptr<Backend>* out, std::string* fallback);
 
@@ -35,6 +37,11 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
 Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason);
 
 #ifdef STRIATE_HAVE_PROBE
+/// auto's rule on a probed machine under a board profile: cpu where the renderer is a software
+/// one (Mesa llvmpipe or softpipe run on the same cores, several times slower than the cpu
+/// backend); else gles-compute where the board has compute shaders, else gles-fragment.
+BackendKind autoRule(const Probe& probe, const BoardLimits& limits, std::string* reason);
+
 /// The fragment backend's limits under the board profile of `options` on this machine, as
 /// startBackend applies them, for a backend made inside someone else's context
 /// (gles::FragmentBackend::createInCurrentContext: GstGL's). Call it outside that context: the

@@ -108,7 +108,7 @@ Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTe
     if (format.width > maxTextureSize || format.height > maxTextureSize)
         return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) + " exceeds " +
                              whose + " maximum texture size " + std::to_string(maxTextureSize) + " (" + backend +
-                             " does not tile; use backend=cpu)");
+                             " does not tile)");
     return validateFrameFormat(format);
 }
 

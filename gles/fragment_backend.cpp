@@ -498,7 +498,7 @@ FragmentShader borderShader(bool es3, int axis, const PlaneFormat (&causal)[3], 
     w.input(3, in);
     // [0] 1/A_0, 1/A_1 · [1] 1/A_2, g_0 · [2] g_1, g_2 · [3] M_j0, M_j1 · [4] M_j2, steady_j ·
     // [5] A'_j and the last sample's coordinate
-    w.uniform("u_border", 6);
+    w.uniformArray("u_border", 6);
     const std::string last = at(axis, "u_border[5].z");
     w.line("vec2 xl = " + w.fetchAt(3, last) + ";", 0);
     w.line("vec2 d0 = cmul(u_border[0].xy, " + w.fetchAt(0, last) + ") - cmul(u_border[1].zw, xl);", 5);
@@ -953,7 +953,7 @@ std::function<std::string(int)> declareWeights(FragmentWriter& w, const QuadWeig
             w.line("weight += 2.0 * g.x;", 1);
         }
     } else {
-        w.uniform("u_q", (R + 4) / 4);
+        w.uniformArray("u_q", (R + 4) / 4);
     }
     return [q, R](int k) -> std::string {
         k = std::abs(k);
@@ -1138,7 +1138,7 @@ FragmentShader tapsShader(bool es3, const std::string& what, int count, bool wit
                      es3);
     w.input(0, in);
     if (!withCentre) w.input(1, acc);
-    w.uniform("u_taps", 1 + (count + 1) / 2);
+    w.uniformArray("u_taps", 1 + (count + 1) / 2);
     if (withCentre) w.line("vec2 z = u_taps[0].x * " + w.fetch(0, "") + ";", 1);
     else w.line("vec2 z = " + w.fetch(1, "") + ";", 0);
     for (int i = 0; i < count; ++i) {
@@ -1400,15 +1400,15 @@ FragmentBackend::Value FragmentBackend::edges(const EdgeSpec& spec, const cpu::S
     n.line("bool isMax = v > before * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v >= after * " +
                f(1 - kTieTolerance) + " - " + f(slack) + ";",
            6);
-    n.line("float cls = !isMax ? 0.0 : v >= " + f(spec.highThreshold) + " ? 2.0 : v >= " + f(spec.lowThreshold) +
-               " ? 1.0 : 0.0;",
-           4);
+    n.uniform("u_thresholds");  // x: high, y: low (uniforms: a threshold change compiles nothing)
+    n.line("float cls = !isMax ? 0.0 : v >= u_thresholds.x ? 2.0 : v >= u_thresholds.y ? 1.0 : 0.0;", 4);
     FragmentShader suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
     suppress.cost.dependentDepth = 2;
     // Classes 0..3 as bytes (c / 255) in RGBA8 on every profile: exact, and a quarter of the
     // traffic of float texels in the hysteresis loop and its read-backs.
     const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
-    Value classes = full(suppress, {strength}, classFormat);
+    const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold), 0.0f, 0.0f}}};
+    Value classes = full(suppress, {strength}, classFormat, thresholds);
     passes_.back().format = "RGBA8 classes";
     // Hysteresis: a weak pixel next to a strong or edge one becomes an edge (3); the two draws
     // repeat until the classes stop changing (checked on the host once per batch).

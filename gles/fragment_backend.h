@@ -72,6 +72,9 @@ public:
     const std::vector<PassInfo>& passes() const { return passes_; }
     /// Every distinct shader of the configured plan (the budget test compiles and checks them).
     const std::vector<FragmentShader>& shaders() const { return shaders_; }
+    /// Programs compiled since creation: configure() again with new values of the same structure
+    /// compiles none.
+    std::size_t programCount() const { return cache_->size(); }
     const ContextInfo& context() const { return info_; }
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA32F" or "RGBA8 packed".

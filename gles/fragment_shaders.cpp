@@ -87,14 +87,13 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
     declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
 }
 
-void FragmentWriter::uniform(const std::string& name, int vectors) {
-    declarations_ += "uniform vec4 " + name;
-    if (vectors > 1) {
-        declarations_ += '[';
-        declarations_ += std::to_string(vectors);
-        declarations_ += ']';
-    }
-    declarations_ += ";\n";
+void FragmentWriter::uniform(const std::string& name) {
+    declarations_ += "uniform vec4 " + name + ";\n";
+    cost_.uniforms += 1;
+}
+
+void FragmentWriter::uniformArray(const std::string& name, int vectors) {
+    declarations_ += "uniform vec4 " + name + "[" + std::to_string(vectors) + "];\n";
     cost_.uniforms += vectors;
 }
 

@@ -56,10 +56,12 @@ public:
     FragmentWriter(std::string name, bool es3);
     /// Declares sampler `slot` holding a plane of `format`; fetches decode to vec2 (re, im).
     void input(int slot, const PlaneFormat& format);
-    /// A uniform vec4 (or an array of `vectors` of them) the draw sets: coefficients, strip
-    /// origins. Values live in uniforms, not in the source, so one program serves every sigma,
-    /// orientation and bound of its shape.
-    void uniform(const std::string& name, int vectors = 1);
+    /// A uniform vec4 the draw sets: coefficients, strip origins. Values live in uniforms, not in
+    /// the source, so one program serves every sigma, orientation and bound of its shape.
+    void uniform(const std::string& name);
+    /// An array of `vectors` uniform vec4s, indexed as name[i] (declared an array even when
+    /// `vectors` is 1, so the indexing compiles for every size).
+    void uniformArray(const std::string& name, int vectors);
     /// An expression fetching input `slot` at the pixel offset by `offset` (in pixels, a GLSL
     /// vec2 expression), decoded; counts one fetch and the decode's ALU.
     std::string fetch(int slot, const std::string& offset);

@@ -26,7 +26,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
     switch (id) {
     case PROP_SIGMA: gst::setNumber(object, pspec, value, &BlurSpec::sigma); break;
     case PROP_METHOD:
-        gst::editSpec<BlurSpec>(object, pspec, [&](BlurSpec& b) { b.method = static_cast<BlurMethod>(g_value_get_enum(value)); });
+        gst::editSpec<BlurSpec>(object, [&](BlurSpec& b) { b.method = static_cast<BlurMethod>(g_value_get_enum(value)); });
         break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }

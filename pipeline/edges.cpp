@@ -21,7 +21,7 @@ using namespace striate;
 enum { PROP_0, PROP_METHOD, PROP_SIGMA, PROP_WAVELENGTH, PROP_ORIENTATIONS, PROP_LOW, PROP_HIGH, PROP_OUTPUT };
 
 void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-    auto edit = [&](auto change) { gst::editSpec<EdgeSpec>(object, pspec, change); };
+    auto edit = [&](auto change) { gst::editSpec<EdgeSpec>(object, change); };
     switch (id) {
     case PROP_SIGMA: gst::setNumber(object, pspec, value, &EdgeSpec::sigma); break;
     case PROP_WAVELENGTH: gst::setNumber(object, pspec, value, &EdgeSpec::wavelength); break;

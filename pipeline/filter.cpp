@@ -44,6 +44,10 @@ struct FilterState {
     std::string board = "auto";
     std::string active = "none";
     bool dirty = true;  // properties changed since the backend was configured
+    bool resized = true;   // caps changed since then: the running configuration cannot stay
+    bool reselect = true;  // backend or board changed, or a GPU failed: the backends are made anew
+    bool fellBack = false;  // the running cpu backend stands in for a GPU backend that could not run
+    std::string inconsistent;  // the settings' problem last warned about while playing
 
     // Streaming thread only.
     GstVideoInfo in{};
@@ -178,8 +182,16 @@ gboolean setInfo(GstVideoFilter* vf, GstCaps* incaps, GstVideoInfo* in, GstCaps*
     (void)incaps;
     (void)outcaps;
 #endif
-    std::lock_guard lock(s->mutex);
-    s->dirty = true;  // a new size needs a new configuration
+    Status valid;
+    {
+        std::lock_guard lock(s->mutex);
+        s->dirty = s->resized = true;  // a new size needs a new configuration
+        valid = validateStage(s->stage);
+    }
+    if (!valid) {  // refused at caps time, before any frame (posted outside the lock: handlers read properties)
+        GST_ELEMENT_ERROR(vf, LIBRARY, SETTINGS, ("Inconsistent settings: %s", valid.message().c_str()), (nullptr));
+        return FALSE;
+    }
     return TRUE;
 }
 
@@ -214,6 +226,7 @@ void warnFallback(GstStriateFilter* f, BackendKind requested, const std::string&
         GST_ELEMENT_WARNING(f, RESOURCE, SETTINGS, ("%s; using the cpu backend", cause.c_str()),
                             ("requested backend: %s", nickOf(kBackendKinds, requested)));
     s->warnedFor = requested;
+    s->fellBack = true;
 }
 
 /// (Re)configures the backends when the properties or the size changed. Returns false after
@@ -222,25 +235,67 @@ bool ensureConfigured(GstStriateFilter* f) {
     FilterState* s = stateOf(f);
     BackendKind requested;
     BackendOptions options;
+    bool rebuild;
     {
-        std::lock_guard lock(s->mutex);
+        std::unique_lock lock(s->mutex);
 #ifdef STRIATE_HAVE_GSTGL
         if (!s->dirty && (s->backend || s->gl.running())) return true;
 #else
         if (!s->dirty && s->backend) return true;
 #endif
+        if (Status v = validateStage(s->stage); !v) {
+            // Inconsistent settings: an error before the first frame or after new caps; while
+            // playing, one warning and the running configuration stays until they are consistent.
+#ifdef STRIATE_HAVE_GSTGL
+            const bool running = s->backend || s->gl.running();
+#else
+            const bool running = bool(s->backend);
+#endif
+            const bool warn = running && !s->resized && s->inconsistent != v.message();
+            s->inconsistent = v.message();
+            lock.unlock();
+            if (!running || s->resized) {
+                GST_ELEMENT_ERROR(f, LIBRARY, SETTINGS, ("Inconsistent settings: %s", v.message().c_str()), (nullptr));
+                return false;
+            }
+            if (warn)
+                GST_ELEMENT_WARNING(f, LIBRARY, SETTINGS,
+                                    ("Inconsistent settings: %s; the previous settings stay until they are consistent",
+                                     v.message().c_str()),
+                                    (nullptr));
+            return true;
+        }
+        s->inconsistent.clear();
         s->chain.stages = {s->stage};
         requested = s->requested;
         options.board = s->board;
-        s->dirty = false;
+        rebuild = s->resized || s->reselect || s->fellBack;
+        s->dirty = s->resized = s->reselect = false;
     }
     if (s->gpuFailed) requested = BackendKind::Cpu;
     const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
-    s->backend.reset();  // a GPU backend's context goes before the next one is made
     const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
     const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
                             (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_I420);
     const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
+    if (!rebuild) {
+        // Only the stage's values changed: the running backends are configured again in place,
+        // keeping their contexts and compiled programs (a GPU backend compiles only what a new
+        // structure needs). If that fails they are made anew below.
+        Status st = Status::error("not running");
+#ifdef STRIATE_HAVE_GSTGL
+        if (s->gl.running())
+            st = colourBlur ? s->gl.reconfigure(s->chain, format, chromaChain(s->chain), half)
+                            : s->gl.reconfigure(s->chain, format);
+#endif
+        if (s->backend) {
+            st = s->backend->configure(s->chain, format);
+            if (st && colourBlur) st = s->chroma->configure(chromaChain(s->chain), half);
+        }
+        if (st) return true;
+    }
+    s->backend.reset();  // a GPU backend's context goes before the next one is made
+    s->fellBack = false;
 #ifdef STRIATE_HAVE_GSTGL
     // GL memory on both pads: the fragment backend in GstGL's context, texture to texture. auto
     // picks it on any renderer, software ones included: the frames are textures already.
@@ -248,14 +303,9 @@ bool ensureConfigured(GstStriateFilter* f) {
     if (s->glIn && s->glOut && (requested == BackendKind::Auto || requested == BackendKind::GlesFragment)) {
         gles::FragmentLimits limits;
         Status st = fragmentLimits(options, &limits);
+        // A frame beyond the board's texture limit falls back to cpu, as in startBackend.
+        if (st) st = gles::validateGpuFrame(s->chain, format, limits.maxTextureSize, "the board's", "gles-fragment");
         if (st) {
-            // A frame beyond the board's texture limit is the caller's error, as in startBackend.
-            if (Status v = gles::validateGpuFrame(s->chain, format, limits.maxTextureSize, "the board's", "gles-fragment"); !v) {
-                GST_ELEMENT_ERROR(f, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", format.width, format.height,
-                                                         v.message().c_str()),
-                                  ("chain: %s", formatChain(s->chain).c_str()));
-                return false;
-            }
             st = colourBlur ? s->gl.start(limits, s->chain, format, chromaChain(s->chain), half)
                             : s->gl.start(limits, s->chain, format);
         }
@@ -304,7 +354,7 @@ bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend
     s->gpuFailed = true;
     {
         std::lock_guard lock(s->mutex);
-        s->dirty = true;
+        s->dirty = s->reselect = true;
     }
     return ensureConfigured(f);
 }
@@ -446,7 +496,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
     case PROP_BACKEND: {
         std::lock_guard lock(s->mutex);
         s->requested = static_cast<BackendKind>(g_value_get_enum(value));
-        s->dirty = true;
+        s->dirty = s->reselect = true;
         s->gpuFailed = false;
         break;
     }
@@ -462,7 +512,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
 #endif
         std::lock_guard lock(s->mutex);
         s->board = v && *v ? v : "auto";
-        s->dirty = true;
+        s->dirty = s->reselect = true;
         s->gpuFailed = false;
         break;
     }
@@ -489,7 +539,7 @@ gboolean stop(GstBaseTransform* t) {
     s->gl.stop(true);
 #endif
     std::lock_guard lock(s->mutex);
-    s->dirty = true;
+    s->dirty = s->reselect = true;
     return TRUE;
 }
 
@@ -575,19 +625,11 @@ void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
     gst_caps_unref(src);
 }
 
-bool editStage(GstStriateFilter* filter, const char* property, const std::function<void(Stage&)>& edit) {
+void editStage(GstStriateFilter* filter, const std::function<void(Stage&)>& edit) {
     FilterState* s = stateOf(filter);
     std::lock_guard lock(s->mutex);
-    Stage candidate = s->stage;
-    edit(candidate);
-    if (Status st = validateStage(candidate); !st) {
-        g_warning("%s: refusing %s: %s; the previous value stays", GST_OBJECT_NAME(filter), property,
-                  st.message().c_str());
-        return false;
-    }
-    s->stage = candidate;
+    edit(s->stage);
     s->dirty = true;
-    return true;
 }
 
 Stage currentStage(GstStriateFilter* filter) {

@@ -27,25 +27,25 @@ namespace striate::gst {
 // The common properties (backend, active-backend) live on the base class; a subclass's
 // set/get_property reach its stage through these.
 
-/// Runs `edit` on a copy of the element's stage under the property lock; the copy replaces the
-/// stage only if it validates. Otherwise a warning names the problem and the old value stays.
-/// Returns whether the change was taken.
-bool editStage(GstStriateFilter* filter, const char* property, const std::function<void(Stage&)>& edit);
+/// Runs `edit` on the element's stage under the property lock. Each property's value is checked
+/// alone (GLib's ranges, finiteOrWarn); the stage as a whole when it is used, at caps time and at
+/// the next frame, so properties can be set in any order.
+void editStage(GstStriateFilter* filter, const std::function<void(Stage&)>& edit);
 /// Adds the sink and src pad templates of a filter element.
 void addPadTemplates(GstElementClass* klass, bool keepsFormat);
 /// A copy of the element's stage, taken under the property lock.
 Stage currentStage(GstStriateFilter* filter);
 
 /// set_property helpers of the subclasses: change one field of the element's spec (of type Spec)
-/// through editStage, named by the property.
+/// through editStage.
 template <class Spec, class Change>
-void editSpec(GObject* object, const GParamSpec* pspec, Change change) {
-    editStage(GST_STRIATE_FILTER(object), pspec->name, [&](Stage& s) { change(std::get<Spec>(s)); });
+void editSpec(GObject* object, Change change) {
+    editStage(GST_STRIATE_FILTER(object), [&](Stage& s) { change(std::get<Spec>(s)); });
 }
 template <class Spec>
 void setNumber(GObject* object, const GParamSpec* pspec, const GValue* value, double Spec::*field) {
     const double v = g_value_get_double(value);
-    if (finiteOrWarn(object, pspec, v)) editSpec<Spec>(object, pspec, [&](Spec& spec) { spec.*field = v; });
+    if (finiteOrWarn(object, pspec, v)) editSpec<Spec>(object, [&](Spec& spec) { spec.*field = v; });
 }
 /// A copy of the element's spec, for get_property.
 template <class Spec>

@@ -21,7 +21,7 @@ using namespace striate;
 enum { PROP_0, PROP_SIGMA, PROP_WAVELENGTH, PROP_ORIENTATION, PROP_ORIENTATIONS, PROP_OUTPUT, PROP_REMOVE_DC, PROP_GAIN, PROP_METHOD };
 
 void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* pspec) {
-    auto edit = [&](auto change) { gst::editSpec<GaborSpec>(object, pspec, change); };
+    auto edit = [&](auto change) { gst::editSpec<GaborSpec>(object, change); };
     switch (id) {
     case PROP_SIGMA: gst::setNumber(object, pspec, value, &GaborSpec::sigma); break;
     case PROP_WAVELENGTH: gst::setNumber(object, pspec, value, &GaborSpec::wavelength); break;

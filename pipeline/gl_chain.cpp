@@ -137,6 +137,17 @@ Status GlChain::start(const gles::FragmentLimits& limits, const Chain& chain, co
     return result;
 }
 
+Status GlChain::reconfigure(const Chain& chain, const FrameFormat& format, const Chain& chromaChain,
+                            const FrameFormat& chromaFormat) {
+    if (!backend_ || (chromaFormat.width > 0) != (chroma_ != nullptr)) return Status::error("not running");
+    Status result;
+    onGlThread([&] {
+        result = backend_->configure(chain, format);
+        if (result && chroma_) result = chroma_->configure(chromaChain, chromaFormat);
+    });
+    return result;
+}
+
 Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* out, const GstVideoInfo& outInfo,
                         const Encoding& encoding) {
     GstVideoFrame inFrame, outFrame;

@@ -46,6 +46,10 @@ public:
     /// the chain cannot run there; the element then runs on the cpu through maps.
     Status start(const gles::FragmentLimits& limits, const Chain& chain, const FrameFormat& format,
                  const Chain& chromaChain = {}, const FrameFormat& chromaFormat = {});
+    /// Configures the running backends again for a new chain of the same format, keeping their
+    /// planes' context and compiled programs (a property changed while playing).
+    Status reconfigure(const Chain& chain, const FrameFormat& format, const Chain& chromaChain = {},
+                       const FrameFormat& chromaFormat = {});
     /// One frame: `in` (GL memory of `inInfo`) through the chain into `out` (GL memory of
     /// `outInfo`: GRAY8, GRAY16_LE, or for striateblur the input's format, every channel blurred), with
     /// GstGL's sync points waited on and set.

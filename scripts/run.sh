@@ -33,18 +33,11 @@ else
   echo "source: striatesrc (no camera found), live at $fps fps"
 fi
 
-# The backend: BACKEND if set, else auto (the GPU the board has), except on a software renderer
-# (Mesa llvmpipe on a machine without a GPU): it runs on the same cores, where the cpu backend is
-# several times faster (docs/performance.md), so the cpu backend runs there.
-backend=${BACKEND:-}
-if [ -z "$backend" ]; then
-  if "$root/build/bin/striate" probe --json 2>/dev/null | grep -q '"software_renderer": true'; then
-    backend=cpu
-    echo "the GPU is a software renderer: backend cpu (BACKEND=auto runs the GLES backend anyway)"
-  else
-    backend=auto
-  fi
-fi
+# The backend: BACKEND if set, else auto: the board's GPU, or the cpu backend where the GPU is a
+# software renderer (Mesa llvmpipe on a machine without a GPU runs on the same cores, several
+# times slower); `striate probe` says which and why.
+backend=${BACKEND:-auto}
+"$root/build/bin/striate" probe 2>/dev/null | grep "^auto backend:" || true
 
 caps="video/x-raw,format=NV12,width=$width,height=$height,framerate=$fps/1"
 clip() {  # a branch's clip and snapshot

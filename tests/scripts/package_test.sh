@@ -75,11 +75,11 @@ printf 'P5\n8 6\n255\n%s' "$(head -c 48 /dev/zero | tr '\0' '\200')" >in.pgm
     && pass "striate filter runs" || fail "striate filter: $(cat filter.txt)"
 
 if [ -z "${STRIATE_EMULATOR:-}" ]; then
-    # The package's paths are /usr/...: the CMake package is relocatable, pkg-config is asked to
-    # take the prefix from where the .pc file is (--define-prefix).
+    # The package's paths are /usr/...; unpacked elsewhere, both the CMake package and striate.pc
+    # find their prefix from where they are (relocatable).
     for how in cmake pkg-config; do
         flags=(-DCMAKE_PREFIX_PATH="$root/usr")
-        [ "$how" = pkg-config ] && flags=(-DUSE_PKG_CONFIG=ON -DPKG_CONFIG_ARGN=--define-prefix)
+        [ "$how" = pkg-config ] && flags=(-DUSE_PKG_CONFIG=ON)
         if PKG_CONFIG_PATH="$(dirname "$pc")" cmake -S "$here/consumer" -B "consumer-$how" -G Ninja "${flags[@]}" >cfg.txt 2>&1 \
             && ninja -C "consumer-$how" >make.txt 2>&1 && "consumer-$how/consumer" >run.txt 2>&1 \
             && grep -Eq "^cpu: 0\.00[0-9]( [01]\.[0-9]{3}){6} (0\.99[0-9]|1\.000)$" run.txt; then

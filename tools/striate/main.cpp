@@ -2,11 +2,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -47,8 +49,9 @@ options:
 
 const char* kFilterHelp = R"(usage: striate filter IN OUT --chain "STAGE ! STAGE ..." [options]
 
-Reads IN (PNG, JPEG, PGM or PPM; colour becomes BT.601 luma), runs the chain, and writes the
-result as 8-bit grey to OUT (.png or .pgm).
+Reads IN (PNG, JPEG, PGM or PPM; the stored values, no gamma or colour-profile transform; 16-bit
+samples scaled to 8 bits with rounding; colour becomes BT.601 luma; alpha is ignored), runs the
+chain, and writes the result as 8-bit grey to OUT (.png or .pgm).
 
 options:
   --chain TEXT      the stages, separated by '!', e.g.
@@ -60,6 +63,8 @@ options:
   --raw FILE.npy    also write the float32 result in the unit of ALGORITHMS.md 0
                     (H x W, or H x W x 2 for gabor output=complex)
   --threads N       cpu backend threads (default: one per hardware thread)
+  --max-pixels N    refuse larger inputs, from their header, before reading them (default
+                    67108864 = 8192x8192; at most 32768x32768)
   --explain         print the parsed chain and the kernels or GPU passes that run it
   -h, --help        this text
 
@@ -88,6 +93,7 @@ struct FilterArgs {
     std::string in, out, chain, raw, board;
     BackendKind backend = BackendKind::Auto;
     int threads = 0;
+    std::int64_t maxPixels = io::kDefaultMaxPixels;
     bool explain = false;
     bool chainGiven = false;
 };
@@ -124,6 +130,15 @@ int runFilter(int argc, char** argv) {
             long n = std::strtol(v.c_str(), &end, 10);
             if (v.empty() || *end || n < 1 || n > 256) return usageError("--threads '" + v + "' is not an integer in 1..256");
             a.threads = static_cast<int>(n);
+        } else if (arg == "--max-pixels") {
+            if (!value(&v)) return usageError("--max-pixels needs a value");
+            char* end = nullptr;
+            errno = 0;
+            const long long n = std::strtoll(v.c_str(), &end, 10);
+            const long long most = static_cast<long long>(kMaxDimension) * kMaxDimension;
+            if (v.empty() || *end || errno || n < 1 || n > most)
+                return usageError("--max-pixels '" + v + "' is not an integer in 1.." + std::to_string(most));
+            a.maxPixels = n;
         } else if (arg == "--explain") {
             a.explain = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
@@ -140,7 +155,7 @@ int runFilter(int argc, char** argv) {
     Chain chain;
     if (Status s = parseChain(a.chain, &chain); !s) return usageError(s.message());
     Image<std::uint8_t> luma;
-    if (Status s = io::readLuma(a.in, &luma); !s) return usageError(s.message());
+    if (Status s = io::readLuma(a.in, &luma, a.maxPixels); !s) return usageError(s.message());
 
     std::unique_ptr<Backend> backend;
     const FrameFormat format{luma.width(), luma.height()};
@@ -276,8 +291,14 @@ int main(int argc, char** argv) {
         std::printf("striate %s (%s)\n", STRIATE_VERSION, cpu::simdPathName());
         return 0;
     }
-    if (command == "filter") return runFilter(argc - 2, argv + 2);
-    if (command == "bench") return runBench(argc - 2, argv + 2);
-    if (command == "probe") return runProbe(argc - 2, argv + 2);
+    try {
+        if (command == "filter") return runFilter(argc - 2, argv + 2);
+        if (command == "bench") return runBench(argc - 2, argv + 2);
+        if (command == "probe") return runProbe(argc - 2, argv + 2);
+    } catch (const std::bad_alloc&) {
+        // A frame within --max-pixels can still exceed a small board's memory: one line, no abort.
+        std::fprintf(stderr, "striate: error: out of memory (a smaller image or --max-pixels refuses it earlier)\n");
+        return 1;
+    }
     return usageError("unknown command '" + command + "' (expected filter, probe or bench; see striate --help)");
 }
