@@ -5,6 +5,7 @@
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/reference/reference.h"
 #ifdef STRIATE_HAVE_PROBE
+#include "board/measured.h"
 #include "board/probe.h"
 #include "board/profile.h"
 #include "gles/compute_backend.h"
@@ -79,7 +80,7 @@ BackendKind autoRule(const Probe& probe, const BoardLimits& limits, std::string*
 }
 #endif
 
-Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason) {
+Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason, const Chain* chain) {
 #ifdef STRIATE_HAVE_PROBE
     const Probe& probe = machine();
     if (!probe.gpu) {
@@ -89,10 +90,23 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
     }
     BoardLimits limits;
     if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
+    const std::string path = measurementsPath(limits.profile, probe.renderer);
+    Measurements measured;
+    std::vector<BackendKind> allowed = {BackendKind::Cpu, BackendKind::GlesFragment};
+    if (limits.compute) allowed.push_back(BackendKind::GlesCompute);
+    std::string sums;
+    if (readMeasurements(path, &measured))
+        if (const auto fastest = fastestMeasured(measured, chain, allowed, &sums)) {
+            *kind = *fastest;
+            *reason = "measured fastest on board '" + limits.profile + "' by striate selftest (" + sums + "; " + path + ")";
+            return {};
+        }
     *kind = autoRule(probe, limits, reason);
+    *reason += " (rule: nothing measured in " + path + "; striate selftest measures)";
     return {};
 #else
     (void)options;
+    (void)chain;
     *kind = BackendKind::Cpu;
     *reason = "this build has no GLES support";
     return {};
@@ -131,7 +145,7 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
     }
     if (kind == BackendKind::Auto) {
         std::string reason;
-        if (Status s = autoBackend(options, &kind, &reason); !s) return s;
+        if (Status s = autoBackend(options, &kind, &reason, &chain); !s) return s;
     }
     if (kind == BackendKind::Cpu) return startCpu(options, chain, format, out);
 #ifdef STRIATE_HAVE_PROBE

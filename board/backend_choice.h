@@ -24,8 +24,9 @@ struct BackendOptions {
 };
 
 /// The one place that turns a requested backend into a running one (DESIGN.md), configured for
-/// `chain` and `format`. `auto` follows autoRule: cpu on a software renderer, else gles-compute
-/// where the board profile has compute, else gles-fragment. Errors are for the caller's
+/// `chain` and `format`. `auto` follows autoBackend: what selftest measured fastest here, else
+/// autoRule (cpu on a software renderer, else gles-compute where the board profile has compute,
+/// else gles-fragment). Errors are for the caller's
 /// input: an unknown or unsatisfiable board, a chain or frame size no backend accepts. A GPU
 /// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
 /// compile, a frame beyond the board's texture limit: the GLES backends do not tile) is not an
@@ -33,8 +34,10 @@ struct BackendOptions {
 Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                     std::unique_ptr<Backend>* out, std::string* fallback);
 
-/// The backend `auto` picks on this machine and board, and why (striate probe).
-Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason);
+/// The backend `auto` picks on this machine and board for `chain` (any chain when null), and why
+/// (striate probe): the fastest that `striate selftest` measured for chains ending in the same
+/// kind of stage on this board and renderer (board/measured.h), when it has; else autoRule.
+Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason, const Chain* chain = nullptr);
 
 #ifdef STRIATE_HAVE_PROBE
 /// auto's rule on a probed machine under a board profile: cpu where the renderer is a software

@@ -74,6 +74,16 @@ printf 'P5\n8 6\n255\n%s' "$(head -c 48 /dev/zero | tr '\0' '\200')" >in.pgm
 "${tool[@]}" filter in.pgm out.pgm --chain "blur sigma=1" --backend cpu >filter.txt 2>&1 && [ -s out.pgm ] \
     && pass "striate filter runs" || fail "striate filter: $(cat filter.txt)"
 
+# The on-device regression test from the package: its photo and goldens come with it.
+if [ -z "${STRIATE_EMULATOR:-}" ]; then
+    XDG_CACHE_HOME=$PWD/cache "${tool[@]}" selftest --backend cpu --no-measure >selftest.txt 2>&1 &&
+        grep -q "^selftest: .* 0 failed" selftest.txt && pass "striate selftest from the package: $(tail -1 selftest.txt)" ||
+        fail "striate selftest from the package: $(tail -3 selftest.txt)"
+else
+    [ -s "$root/usr/share/striate/astronaut.png" ] && ls "$root"/usr/share/striate/goldens/*.npy >/dev/null 2>&1 &&
+        pass "the package holds selftest's photo and goldens" || fail "no selftest data in the package"
+fi
+
 if [ -z "${STRIATE_EMULATOR:-}" ]; then
     # The package's paths are /usr/...; unpacked elsewhere, both the CMake package and striate.pc
     # find their prefix from where they are (relocatable).

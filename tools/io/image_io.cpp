@@ -338,4 +338,16 @@ Status writeGray(const std::string& path, ImageView<const std::uint8_t> image) {
     return Status::error("cannot write '" + path + "': the output name must end in .png or .pgm");
 }
 
+Status writeRgbPng(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgb) {
+    png_image img{};
+    img.version = PNG_IMAGE_VERSION;
+    img.width = width;
+    img.height = height;
+    img.format = PNG_FORMAT_RGB;
+    if (rgb.size() != std::size_t(width) * height * 3 ||
+        !png_image_write_to_file(&img, path.c_str(), 0, rgb.data(), width * 3, nullptr))
+        return Status::error("cannot write '" + path + "': " + img.message);
+    return {};
+}
+
 } // namespace striate::io

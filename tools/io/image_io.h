@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/image.h"
 #include "core/status.h"
@@ -22,5 +23,7 @@ Status readLuma(const std::string& path, Image<std::uint8_t>* out, std::int64_t 
 
 /// Writes 8-bit grey as PNG or PGM, chosen by the file name's extension (.png, .pgm).
 Status writeGray(const std::string& path, ImageView<const std::uint8_t> image);
+/// Writes interleaved 8-bit RGB (width x height x 3 bytes, rows packed) as PNG.
+Status writeRgbPng(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgb);
 
 } // namespace striate::io

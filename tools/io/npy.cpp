@@ -50,4 +50,30 @@ Status writeNpy(const std::string& path, ImageView<const Complex32> p) {
     return writeArray(path, p.height, p.width, 2, [&](int y) { return reinterpret_cast<const float*>(p.row(y)); });
 }
 
+Status readNpy(const std::string& path, NpyArray* out) {
+    File f(std::fopen(path.c_str(), "rb"));
+    if (!f) return Status::error("cannot open '" + path + "': " + std::strerror(errno));
+    unsigned char preamble[10];
+    if (std::fread(preamble, 1, 10, f.get()) != 10 || std::memcmp(preamble, "\x93NUMPY", 6) != 0 || preamble[6] != 1)
+        return Status::error("'" + path + "' is not a NumPy 1.0 array");
+    std::string header(preamble[8] | (preamble[9] << 8), ' ');
+    if (std::fread(header.data(), 1, header.size(), f.get()) != header.size())
+        return Status::error("'" + path + "' is truncated");
+    const auto shapeAt = header.find("'shape': (");
+    if (header.find("'descr': '<f4'") == std::string::npos || header.find("'fortran_order': False") == std::string::npos ||
+        shapeAt == std::string::npos)
+        return Status::error("'" + path + "' is not a little-endian float32 C-order array");
+    int dims[3] = {0, 0, 1};
+    const int n = std::sscanf(header.c_str() + shapeAt + 10, "%d, %d, %d", &dims[0], &dims[1], &dims[2]);
+    if (n < 2 || dims[0] < 1 || dims[1] < 1 || dims[0] > 1 << 15 || dims[1] > 1 << 15 || (n == 3 && dims[2] != 2))
+        return Status::error("'" + path + "' has a shape other than H x W or H x W x 2");
+    out->height = dims[0];
+    out->width = dims[1];
+    out->channels = n == 3 ? 2 : 1;
+    out->data.resize(std::size_t(out->height) * out->width * out->channels);
+    if (std::fread(out->data.data(), sizeof(float), out->data.size(), f.get()) != out->data.size())
+        return Status::error("'" + path + "' is truncated");
+    return {};
+}
+
 } // namespace striate::io

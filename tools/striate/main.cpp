@@ -25,6 +25,9 @@
 #include "cpu/neon/neon.h"
 #include "tools/io/image_io.h"
 #include "tools/io/npy.h"
+#ifdef STRIATE_HAVE_PROBE
+#include "tools/selftest/selftest.h"
+#endif
 
 namespace {
 
@@ -39,6 +42,7 @@ usage: striate <command> [options]
 commands:
   filter IN OUT --chain "..."   filter an image file (see striate filter --help)
   probe [--json]                what this machine offers: GLES context and limits, board, CPU
+  selftest [options]            the on-device regression test (see striate selftest --help)
   bench [options]               time the cpu backend against OpenCV (see striate bench --help)
   help                          this text
 
@@ -256,6 +260,16 @@ int runProbe(int argc, char** argv) {
 #endif
 }
 
+int runSelftest(int argc, char** argv) {
+#ifdef STRIATE_HAVE_PROBE
+    return selftest::command(argc, argv, {});
+#else
+    (void)argc;
+    (void)argv;
+    return usageError("this build has no GLES support (configure with STRIATE_WITH_GLES=ON)");
+#endif
+}
+
 /// `striate bench` runs the benchmark program built beside this one (it links OpenCV, a
 /// bench-only dependency, which the tool itself does not).
 int runBench(int argc, char** argv) {
@@ -295,10 +309,11 @@ int main(int argc, char** argv) {
         if (command == "filter") return runFilter(argc - 2, argv + 2);
         if (command == "bench") return runBench(argc - 2, argv + 2);
         if (command == "probe") return runProbe(argc - 2, argv + 2);
+        if (command == "selftest") return runSelftest(argc - 2, argv + 2);
     } catch (const std::bad_alloc&) {
         // A frame within --max-pixels can still exceed a small board's memory: one line, no abort.
         std::fprintf(stderr, "striate: error: out of memory (a smaller image or --max-pixels refuses it earlier)\n");
         return 1;
     }
-    return usageError("unknown command '" + command + "' (expected filter, probe or bench; see striate --help)");
+    return usageError("unknown command '" + command + "' (expected filter, probe, selftest or bench; see striate --help)");
 }
