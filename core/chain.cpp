@@ -1,5 +1,7 @@
 #include "core/chain.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -28,7 +30,18 @@ std::vector<Token> splitWords(std::string_view text, std::size_t offset) {
 }
 
 std::optional<double> parseDouble(std::string_view s) {
-    // strtod accepts "nan" and "inf": they parse, and validation then names them.
+    // Decimal only: strtod also reads hexadecimal ("0x10" as 16) and leading spaces. "nan" and
+    // "inf" parse, and validation then names them.
+    std::size_t i = s.size() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    if (s.substr(i) != "nan" && s.substr(i) != "inf") {
+        bool digits = false;
+        for (; i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.'); ++i) digits |= s[i] != '.';
+        if (digits && i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+            i += i + 1 < s.size() && (s[i + 1] == '-' || s[i + 1] == '+') ? 2 : 1;
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+        }
+        if (!digits || i != s.size()) return std::nullopt;
+    }
     std::string copy(s);
     char* end = nullptr;
     errno = 0;
@@ -145,6 +158,7 @@ Status parseStage(const std::vector<Token>& words, int index, Stage* out) {
                              "): unknown stage '" + std::string(head.text) + "' (expected blur, gabor or edges)");
 
     std::vector<Param> params = std::visit([](auto& s) { return paramsOf(s); }, *out);
+    std::vector<std::string_view> given;
     for (std::size_t i = 1; i < words.size(); ++i) {
         const Token& w = words[i];
         std::size_t eq = w.text.find('=');
@@ -159,6 +173,9 @@ Status parseStage(const std::vector<Token>& words, int index, Stage* out) {
         if (!param)
             return Status::error(where(index, head.text, w.column) + "unknown parameter '" + std::string(key) +
                                  "' (expected " + paramNames(params) + ")");
+        if (std::find(given.begin(), given.end(), key) != given.end())
+            return Status::error(where(index, head.text, w.column) + std::string(key) + " is given twice");
+        given.push_back(key);
         if (!param->set(value))
             return Status::error(where(index, head.text, w.column + eq + 1) + std::string(key) + "='" +
                                  std::string(value) + "' is not " + param->expected);

@@ -29,11 +29,17 @@ Status checkRecursiveSigma(double sigma) {
     return {};
 }
 
-Status checkWavelength(double wavelength) {
-    if (!std::isfinite(wavelength) || wavelength < kMinWavelength)
-        return Status::error("wavelength=" + formatNumber(wavelength) + " must be a finite number >= " +
-                             formatNumber(kMinWavelength));
+/// A finite value within [lo, hi], named in the error.
+Status checkRange(const char* name, double v, double lo, double hi) {
+    if (!std::isfinite(v)) return Status::error(std::string(name) + "=" + formatNumber(v) + " is not a finite number");
+    if (v < lo || v > hi)
+        return Status::error(std::string(name) + "=" + formatNumber(v) + " is outside [" + formatNumber(lo) + ", " +
+                             formatNumber(hi) + "]");
     return {};
+}
+
+Status checkWavelength(double wavelength) {
+    return checkRange("wavelength", wavelength, kMinWavelength, kMaxWavelength);
 }
 
 Status checkOrientations(int n) {
@@ -61,15 +67,12 @@ Status GaborSpec::validate() const {
     if (method == GaborMethod::Recursive)
         if (Status s = checkRecursiveSigma(sigma); !s) return s;
     if (Status s = checkWavelength(wavelength); !s) return s;
-    if (!std::isfinite(orientation))
-        return Status::error("orientation=" + formatNumber(orientation) + " is not a finite number");
+    if (Status s = checkRange("orientation", orientation, -kMaxOrientationDegrees, kMaxOrientationDegrees); !s) return s;
     if (Status s = checkOrientations(orientations); !s) return s;
     if (orientations > 1 && output != GaborOutput::Magnitude)
         return Status::error(std::string("output=") + nickOf(kGaborOutputs, output) +
                              " needs orientations=1 (a bank outputs the maximum magnitude)");
-    if (!std::isfinite(gain) || gain < 0)
-        return Status::error("gain=" + formatNumber(gain) + " must be a finite number >= 0");
-    return {};
+    return checkRange("gain", gain, 0, kMaxGain);
 }
 
 GaborMethod GaborSpec::resolvedMethod() const {
@@ -79,14 +82,11 @@ GaborMethod GaborSpec::resolvedMethod() const {
 
 Status EdgeSpec::validate() const {
     if (Status s = checkSigma(sigma); !s) return s;
-    if (method == EdgeMethod::Gabor) {
-        if (Status s = checkWavelength(wavelength); !s) return s;
-        if (Status s = checkOrientations(orientations); !s) return s;
-    }
-    if (!std::isfinite(lowThreshold) || lowThreshold < 0)
-        return Status::error("low-threshold=" + formatNumber(lowThreshold) + " must be a finite number >= 0");
-    if (!std::isfinite(highThreshold) || highThreshold < 0)
-        return Status::error("high-threshold=" + formatNumber(highThreshold) + " must be a finite number >= 0");
+    // The Gabor method's parameters are checked whatever the method, as the element's ranges are.
+    if (Status s = checkWavelength(wavelength); !s) return s;
+    if (Status s = checkOrientations(orientations); !s) return s;
+    if (Status s = checkRange("low-threshold", lowThreshold, 0, kMaxThreshold); !s) return s;
+    if (Status s = checkRange("high-threshold", highThreshold, 0, kMaxThreshold); !s) return s;
     if (lowThreshold > highThreshold)
         return Status::error("low-threshold=" + formatNumber(lowThreshold) + " is above high-threshold=" +
                              formatNumber(highThreshold));

@@ -20,7 +20,13 @@ inline constexpr double kMaxSigma = 256.0;
 /// then no Gaussian at all, so method=recursive refuses sigma below this.
 inline constexpr double kMinRecursiveSigma = 0.5;
 inline constexpr double kMinWavelength = 2.0;
+inline constexpr double kMaxWavelength = 1e6;
 inline constexpr int kMaxOrientations = 16;
+/// A Gabor orientation in degrees: one turn either way.
+inline constexpr double kMaxOrientationDegrees = 360.0;
+inline constexpr double kMaxGain = 1e6;
+/// Edge thresholds (gradient of the unit image, or Gabor energy).
+inline constexpr double kMaxThreshold = 1e6;
 /// Box passes per axis for method=boxes (ALGORITHMS.md 2.2: n = 3..5, default 4).
 inline constexpr int kBoxPasses = 4;
 /// Below this sigma method=auto uses direct taps: the recursive shape error is 10% at sigma 2

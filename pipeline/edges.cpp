@@ -65,17 +65,17 @@ static void gst_striate_edges_class_init(GstStriateEdgesClass* klass) {
                             kMinSigma, kMaxSigma, d.sigma, flags));
     g_object_class_install_property(gobject, PROP_WAVELENGTH,
         g_param_spec_double("wavelength", "Wavelength", "Carrier wavelength of the gabor method, in pixels",
-                            kMinWavelength, 1e6, d.wavelength, flags));
+                            kMinWavelength, kMaxWavelength, d.wavelength, flags));
     g_object_class_install_property(gobject, PROP_ORIENTATIONS,
         g_param_spec_int("orientations", "Orientations", "Bank size of the gabor method", 1, kMaxOrientations,
                          d.orientations, flags));
     g_object_class_install_property(gobject, PROP_LOW,
         g_param_spec_double("low-threshold", "Low threshold",
                             "Weak edges: gradient of the unit image (canny) or Gabor energy; <= high-threshold", 0,
-                            1e6, d.lowThreshold, flags));
+                            kMaxThreshold, d.lowThreshold, flags));
     g_object_class_install_property(gobject, PROP_HIGH,
         g_param_spec_double("high-threshold", "High threshold", "Strong edges (same units); >= low-threshold", 0,
-                            1e6, d.highThreshold, flags));
+                            kMaxThreshold, d.highThreshold, flags));
     g_object_class_install_property(gobject, PROP_OUTPUT,
         g_param_spec_enum("output", "Output", "Edge map, edge strength, or edges drawn over the luma",
                           gst_striate_edge_output_get_type(), static_cast<gint>(d.output), flags));

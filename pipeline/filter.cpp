@@ -502,6 +502,14 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
     }
     case PROP_BOARD: {
         const char* v = g_value_get_string(value);
+        // The board sets the GPU's limits when the backend starts: NULL or READY only (as
+        // documented), not a value that silently waits for the next start.
+        if (GST_STATE(GST_ELEMENT(object)) > GST_STATE_READY) {
+            g_warning("%s: refusing board '%s' in the %s state: the board changes in the NULL or READY state only; "
+                      "the previous value stays",
+                      GST_OBJECT_NAME(object), v ? v : "", gst_element_state_get_name(GST_STATE(GST_ELEMENT(object))));
+            break;
+        }
 #ifdef STRIATE_HAVE_PROBE
         if (v && *v && std::string_view(v) != "auto" && !findBoardProfile(v)) {
             g_warning("%s: refusing board '%s': not a board profile (auto, rpi0..rpi3, rpi4, rpi5, tight, host); the "

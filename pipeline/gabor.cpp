@@ -64,10 +64,10 @@ static void gst_striate_gabor_class_init(GstStriateGaborClass* klass) {
                             kMaxSigma, d.sigma, flags));
     g_object_class_install_property(gobject, PROP_WAVELENGTH,
         g_param_spec_double("wavelength", "Wavelength", "Wavelength of the carrier, in pixels", kMinWavelength,
-                            1e6, d.wavelength, flags));
+                            kMaxWavelength, d.wavelength, flags));
     g_object_class_install_property(gobject, PROP_ORIENTATION,
         g_param_spec_double("orientation", "Orientation",
-                            "Direction of the carrier in degrees, from +x toward +y (down)", -360, 360,
+                            "Direction of the carrier in degrees, from +x toward +y (down)", -kMaxOrientationDegrees, kMaxOrientationDegrees,
                             d.orientation, flags));
     g_object_class_install_property(gobject, PROP_ORIENTATIONS,
         g_param_spec_int("orientations", "Orientations",
@@ -80,7 +80,7 @@ static void gst_striate_gabor_class_init(GstStriateGaborClass* klass) {
         g_param_spec_boolean("remove-dc", "Remove DC", "Subtract the filter's response to flat regions",
                              d.removeDc, flags));
     g_object_class_install_property(gobject, PROP_GAIN,
-        g_param_spec_double("gain", "Gain", "Scale of the output before it is written", 0, 1e6, d.gain, flags));
+        g_param_spec_double("gain", "Gain", "Scale of the output before it is written", 0, kMaxGain, d.gain, flags));
     g_object_class_install_property(gobject, PROP_METHOD,
         g_param_spec_enum("method", "Method", "How the Gabor is computed (method=recursive needs sigma >= 0.5)",
                           gst_striate_gabor_method_get_type(), static_cast<gint>(d.method), flags));

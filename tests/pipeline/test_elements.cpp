@@ -429,6 +429,27 @@ TEST(Properties, EitherOrderGivesTheSameEdges) {
     gst_buffer_unref(frame);
 }
 
+/// board is documented as changing in NULL or READY only (GST_PARAM_MUTABLE_READY): while playing
+/// it is refused with a warning, the value kept.
+TEST(Properties, BoardIsRefusedWhilePlaying) {
+    requirePlugin();
+    GstHarness* h = gst_harness_new_parse("striateedges backend=cpu board=host");
+    gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
+    ASSERT_EQ(gst_harness_push(h, patternFrame(infoOf("video/x-raw,format=GRAY8,width=16,height=16"), 1)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+    GstElement* e = gst_harness_find_element(h, "striateedges");
+    WarningCounter w;
+    g_object_set(e, "board", "rpi3", nullptr);
+    gchar* board = nullptr;
+    g_object_get(e, "board", &board, nullptr);
+    EXPECT_STREQ(board, "host");
+    EXPECT_EQ(w.count, 1);
+    EXPECT_NE(w.last.find("refusing board 'rpi3' in the PLAYING state"), std::string::npos) << w.last;
+    g_free(board);
+    gst_object_unref(e);
+    gst_harness_teardown(h);
+}
+
 /// Inconsistent settings at caps time: one error naming the problem, no frame filtered with
 /// settings the user did not ask for.
 TEST(Properties, InconsistentSettingsAreAnErrorAtCapsTime) {

@@ -102,6 +102,15 @@ expect_error "bad output name" "must end in .png or .pgm" filter in.pgm o.jpg --
 expect_error "unknown backend" "unknown backend 'gpu'" filter in.pgm o.png --chain blur --backend gpu
 expect_error "unknown option" "unknown option '--fast'" filter in.pgm o.png --chain blur --fast
 expect_error "bad threads" "--threads '0'" filter in.pgm o.png --chain blur --threads 0
+# One set of rules with the elements (issue 16, finding 9): their ranges, decimal numbers only,
+# nothing given twice.
+expect_error "orientation=1e30" "orientation=1e+30 is outside [-360, 360]" filter in.pgm o.png --chain "gabor orientation=1e30"
+expect_error "gain=1e300" "gain=1e+300 is outside [0, 1e+06]" filter in.pgm o.png --chain "gabor gain=1e300"
+expect_error "threshold 1e308" "high-threshold=1e+308 is outside [0, 1e+06]" filter in.pgm o.png --chain "edges high-threshold=1e308"
+expect_error "canny with orientations=-5 wavelength=-1" "wavelength=-1 is outside [2, 1e+06]" filter in.pgm o.png --chain "edges orientations=-5 wavelength=-1"
+expect_error "sigma=0x10" "sigma='0x10' is not a number" filter in.pgm o.png --chain "blur sigma=0x10"
+expect_error "a parameter twice" "sigma is given twice" filter in.pgm o.png --chain "blur sigma=2 sigma=3"
+expect_error "--chain twice" "--chain is given twice" filter in.pgm o.png --chain blur --chain edges
 expect_error "unknown command" "unknown command 'blur'" blur
 expect_error "unwritable raw" "cannot write '/nonexistent/x.npy'" filter in.pgm o.png --chain blur --raw /nonexistent/x.npy
 
@@ -161,6 +170,7 @@ else
     STRIATE_BOARD=tight striate probe >out.txt 2>&1 && grep -q "^board: tight (chosen by STRIATE_BOARD)" out.txt &&
         pass "STRIATE_BOARD selects the profile" || fail "STRIATE_BOARD: $(cat out.txt)"
     expect_error "unknown board" "unknown board 'rpi9'" probe --board rpi9
+    [ ! -s out.txt ] && pass "unknown board: nothing probed or printed first" || fail "probe printed before its error: $(head -2 out.txt)"
     # On a software renderer auto picks cpu, whatever the board and the GLES version.
     for args in "" "--board rpi3"; do
         # shellcheck disable=SC2086

@@ -74,11 +74,13 @@ options:
 
 stages and parameters (names and values as the GStreamer element properties):
   blur   sigma=[0.3..256] (2) method=auto|direct|boxes|recursive (auto)
-  gabor  sigma (4) wavelength=[>=2] (8) orientation=DEG (0) orientations=[1..16] (1)
-         output=magnitude|real|imaginary|phase|complex (magnitude) remove-dc=true|false (true)
-         gain=[>=0] (1) method=auto|recursive|direct (auto)
-  edges  method=canny|gabor (canny) sigma (1.4) wavelength (4) orientations (6)
-         low-threshold (0.02) high-threshold (0.05) output=edges|strength|overlay (edges)
+  gabor  sigma (4) wavelength=[2..1e6] (8) orientation=[-360..360] degrees (0)
+         orientations=[1..16] (1) output=magnitude|real|imaginary|phase|complex (magnitude)
+         remove-dc=true|false (true) gain=[0..1e6] (1) method=auto|recursive|direct (auto)
+  edges  method=canny|gabor (canny) sigma (1.4) wavelength=[2..1e6] (4) orientations=[1..16] (6)
+         low-threshold=[0..1e6] (0.02) high-threshold=[0..1e6] (0.05) output=edges|strength|overlay
+  Numbers are decimal; each parameter and each option is given once (the element property
+  ranges, checked whatever the method).
   method=recursive needs sigma >= 0.5; auto picks direct below sigma 3, recursive above.
 
 8-bit output: round(255 * (offset + scale * value)) clamped to 0..255, where scale is the gain
@@ -104,9 +106,14 @@ struct FilterArgs {
 
 int runFilter(int argc, char** argv) {
     FilterArgs a;
-    std::vector<std::string> positional;
+    std::vector<std::string> positional, seen;
     for (int i = 0; i < argc; ++i) {
         const std::string arg = argv[i];
+        // An option given twice is an error, not "the last one wins".
+        if (arg.size() > 2 && arg[0] == '-' && arg[1] == '-') {
+            if (std::find(seen.begin(), seen.end(), arg) != seen.end()) return usageError(arg + " is given twice");
+            seen.push_back(arg);
+        }
         auto value = [&](std::string* v) {
             if (i + 1 >= argc) return false;
             *v = argv[++i];
@@ -229,11 +236,18 @@ int runProbe(int argc, char** argv) {
             return 0;
         }
         if (arg == "--json") json = true;
+        else if (arg == "--board" && !board.empty()) return usageError("--board is given twice");
         else if (arg == "--board" && i + 1 < argc) board = argv[++i];
         else if (arg == "--board") return usageError("--board needs a value");
         else return usageError("unknown option '" + arg + "' (see striate probe --help)");
     }
 #ifdef STRIATE_HAVE_PROBE
+    // A misspelt board is a usage error before anything is probed or printed.
+    if (!board.empty() && board != "auto" && !findBoardProfile(board)) {
+        const BoardProfile* unused = nullptr;
+        std::string chosenBy;
+        return usageError(chooseBoardProfile(board, Probe{}, &unused, &chosenBy).message());
+    }
     const Probe p = probeMachine();
     BoardLimits limits;
     const Status boardStatus = p.gpu ? resolveBoard(board, p, &limits) : Status{};
