@@ -454,7 +454,7 @@ TEST(Properties, BoardIsRefusedWhilePlaying) {
 /// settings the user did not ask for.
 TEST(Properties, InconsistentSettingsAreAnErrorAtCapsTime) {
     requirePlugin();
-    GstHarness* h = gst_harness_new_parse("striategabor sigma=0.4 method=recursive");
+    GstHarness* h = gst_harness_new_parse("striategabor sigma=0.4 method=recursive backend=cpu");
     GstBus* bus = gst_bus_new();
     gst_element_set_bus(h->element, bus);
     gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");

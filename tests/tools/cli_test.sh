@@ -124,35 +124,35 @@ python3 "$here/../support/png_cases.py" . || fail "png_cases.py"
 memory_limit=$([ ${#emulator[@]} -eq 0 ] && [ -z "${STRIATE_NO_MEMORY_LIMIT:-}" ] && echo 2000000)
 limited() { local memlimit=$memory_limit; "$@"; }
 mkdir -p adir
-expect_error "a directory" "'adir' is a directory" filter adir o.png --chain edges
-expect_error "a device" "'/dev/zero' is not a regular file" filter /dev/zero o.png --chain edges
-limited expect_error "huge ppm header" "32768x32768 = 1073741824 pixels, beyond the limit of 67108864" filter huge.ppm o.png --chain edges
-limited expect_error "huge png header" "32768x32768 = 1073741824 pixels, beyond the limit" filter huge.png o.png --chain edges
-limited expect_error "huge progressive jpeg" "32767x32768 = 1073709056 pixels, beyond the limit" filter "$data/huge-progressive.jpg" o.png --chain edges
-limited expect_error "huge ppm, limit raised: truncated, not allocated" "'huge.ppm' is truncated" filter huge.ppm o.png --chain edges --max-pixels 1073741824
-expect_error "20-digit pgm width" "12345678901234567890 is out of range" filter digits.pgm o.png --chain blur
-expect_error "max-pixels refuses" "40x30 = 1200 pixels, beyond the limit of 1199" filter in.pgm o.png --chain blur --max-pixels 1199
-expect_ok "max-pixels admits" filter in.pgm o.png --chain blur --max-pixels 1200
-expect_error "bad max-pixels" "--max-pixels '0' is not an integer in 1..1073741824" filter in.pgm o.png --chain blur --max-pixels 0
+expect_error "a directory" "'adir' is a directory" filter adir o.png --chain edges --backend cpu
+expect_error "a device" "'/dev/zero' is not a regular file" filter /dev/zero o.png --chain edges --backend cpu
+limited expect_error "huge ppm header" "32768x32768 = 1073741824 pixels, beyond the limit of 67108864" filter huge.ppm o.png --chain edges --backend cpu
+limited expect_error "huge png header" "32768x32768 = 1073741824 pixels, beyond the limit" filter huge.png o.png --chain edges --backend cpu
+limited expect_error "huge progressive jpeg" "32767x32768 = 1073709056 pixels, beyond the limit" filter "$data/huge-progressive.jpg" o.png --chain edges --backend cpu
+limited expect_error "huge ppm, limit raised: truncated, not allocated" "'huge.ppm' is truncated" filter huge.ppm o.png --chain edges --backend cpu --max-pixels 1073741824
+expect_error "20-digit pgm width" "12345678901234567890 is out of range" filter digits.pgm o.png --chain blur --backend cpu
+expect_error "max-pixels refuses" "40x30 = 1200 pixels, beyond the limit of 1199" filter in.pgm o.png --chain blur --backend cpu --max-pixels 1199
+expect_ok "max-pixels admits" filter in.pgm o.png --chain blur --backend cpu --max-pixels 1200
+expect_error "bad max-pixels" "--max-pixels '0' is not an integer in 1..1073741824" filter in.pgm o.png --chain blur --backend cpu --max-pixels 0
 if [ -n "$memory_limit" ]; then
     # A header within a raised limit whose frame does not fit the memory there: a clear error.
-    limited striate filter huge_rgb16.png o.png --chain edges --max-pixels 1073741824 >out.txt 2>err.txt
+    limited striate filter huge_rgb16.png o.png --chain edges --backend cpu --max-pixels 1073741824 >out.txt 2>err.txt
     rc=$?
     [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "out of memory\|not a readable PNG" err.txt &&
         pass "allocation failure is an error, not an abort" || fail "allocation failure: exit $rc $(cat err.txt)"
 fi
 
 # PNG reads the stored values: every form gives the output of its Netpbm twin, byte for byte.
-striate filter in.pgm twin_grey.pgm --chain "blur sigma=1" && striate filter in.ppm twin_rgb.pgm --chain "blur sigma=1" ||
+striate filter in.pgm twin_grey.pgm --chain "blur sigma=1" --backend cpu && striate filter in.ppm twin_rgb.pgm --chain "blur sigma=1" --backend cpu ||
     fail "netpbm twins"
 for pair in grey16:twin_grey gamma:twin_grey greya16:twin_grey interlaced:twin_grey rgba:twin_rgb palette:twin_rgb \
             interlaced_rgb:twin_rgb; do
-    striate filter "${pair%%:*}.png" "${pair%%:*}.pgm" --chain "blur sigma=1" 2>err.txt &&
+    striate filter "${pair%%:*}.png" "${pair%%:*}.pgm" --chain "blur sigma=1" --backend cpu 2>err.txt &&
         cmp -s "${pair%%:*}.pgm" "${pair##*:}.pgm" && pass "png ${pair%%:*} reads the stored values" ||
         fail "png ${pair%%:*}: $(cat err.txt) $(cmp "${pair%%:*}.pgm" "${pair##*:}.pgm" 2>&1)"
 done
 for name in grey16odd bits; do
-    striate filter "$name.png" "${name}_png.pgm" --chain "blur sigma=1" && striate filter "$name.pgm" "${name}_pgm.pgm" --chain "blur sigma=1" &&
+    striate filter "$name.png" "${name}_png.pgm" --chain "blur sigma=1" --backend cpu && striate filter "$name.pgm" "${name}_pgm.pgm" --chain "blur sigma=1" --backend cpu &&
         cmp -s "${name}_png.pgm" "${name}_pgm.pgm" && pass "png $name equals its pgm" || fail "png $name"
 done
 
