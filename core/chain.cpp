@@ -205,6 +205,14 @@ Status Chain::validate() const {
     return {};
 }
 
+Chain chromaChain(const Chain& chain) {
+    Chain c = chain;
+    auto& b = std::get<BlurSpec>(c.stages.front());
+    b.sigma = std::max(kMinSigma, b.sigma / 2);
+    if (b.method == BlurMethod::Recursive && b.sigma < kMinRecursiveSigma) b.method = BlurMethod::Auto;
+    return c;
+}
+
 Status parseChain(std::string_view text, Chain* chain) {
     chain->stages.clear();
     std::size_t start = 0;

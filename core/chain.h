@@ -30,4 +30,9 @@ Status parseChain(std::string_view text, Chain* chain);
 std::string formatStage(const Stage& stage);
 std::string formatChain(const Chain& chain);
 
+/// The blur of a chain whose only stage is a blur, for the half-size chroma planes of a 4:2:0
+/// frame (striateblur on NV12 and I420): the same blur in their pixels has half the sigma (at
+/// least kMinSigma; a recursive blur below its smallest sigma becomes auto).
+Chain chromaChain(const Chain& chain);
+
 } // namespace striate

@@ -195,16 +195,6 @@ gboolean setInfo(GstVideoFilter* vf, GstCaps* incaps, GstVideoInfo* in, GstCaps*
     return TRUE;
 }
 
-/// Chroma planes of a blurred YUV frame are half size: the same blur in their pixels has half the
-/// sigma (at least the smallest sigma a blur accepts).
-Chain chromaChain(const Chain& chain) {
-    Chain c = chain;
-    auto& b = std::get<BlurSpec>(c.stages.front());
-    b.sigma = std::max(kMinSigma, b.sigma / 2);
-    if (b.method == BlurMethod::Recursive && b.sigma < kMinRecursiveSigma) b.method = BlurMethod::Auto;
-    return c;
-}
-
 /// Records the backend that runs, and tells listeners of active-backend when it changed.
 void setActive(GstStriateFilter* f, const char* name, const FrameFormat& format) {
     FilterState* s = stateOf(f);

@@ -76,8 +76,11 @@ printf 'P5\n8 6\n255\n%s' "$(head -c 48 /dev/zero | tr '\0' '\200')" >in.pgm
 
 # The on-device regression test from the package: its photo and goldens come with it.
 if [ -z "${STRIATE_EMULATOR:-}" ]; then
-    XDG_CACHE_HOME=$PWD/cache "${tool[@]}" selftest --backend cpu --no-measure >selftest.txt 2>&1 &&
-        grep -q "^selftest: .* 0 failed" selftest.txt && pass "striate selftest from the package: $(tail -1 selftest.txt)" ||
+    # Its element checks run the unpacked plugin, found where GStreamer looks for installed ones.
+    XDG_CACHE_HOME=$PWD/cache GST_PLUGIN_SYSTEM_PATH=$(dirname "$plugin") GST_REGISTRY="$work/registry.bin" \
+        "${tool[@]}" selftest --backend cpu --no-measure >selftest.txt 2>&1 &&
+        grep -q "^selftest: .* 0 failed" selftest.txt && grep -q "^elements: the plugin $plugin " selftest.txt &&
+        pass "striate selftest from the package: $(tail -1 selftest.txt), $(grep "^elements:" selftest.txt)" ||
         fail "striate selftest from the package: $(tail -3 selftest.txt)"
 else
     [ -s "$root/usr/share/striate/astronaut.png" ] && ls "$root"/usr/share/striate/goldens/*.npy >/dev/null 2>&1 &&

@@ -22,7 +22,7 @@ only=()
 "${emulator[@]}" "$bin" selftest "${only[@]}" --json report.json --report html >out.txt 2>err.txt
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q "^selftest: .* 0 failed" out.txt; then
-    pass "selftest passes: $(tail -1 out.txt)"
+    pass "selftest passes: $(grep "^selftest:" out.txt)"
 else
     fail "selftest: exit $rc $(grep -E "^regression|^selftest" out.txt | head -5) $(cat err.txt)"
 fi
@@ -30,6 +30,12 @@ grep -q '"failures": 0' report.json && grep -q '"check": "golden"' report.json &
 for backend in cpu gles-compute gles-fragment; do
     [ ${#emulator[@]} -gt 0 ] && [ "$backend" != cpu ] && continue
     grep -q "^PASS $backend " out.txt && pass "rows on $backend" || fail "no passing rows on $backend"
+    if [ -n "${GST_PLUGIN_PATH:-}" ]; then
+        # The elements through appsrc ! element ! appsink, every input format on cpu.
+        n=$(grep -c "^PASS $backend .* element .*131x67" out.txt)
+        want=$([ "$backend" = cpu ] && echo 24 || echo 12)
+        [ "$n" -eq "$want" ] && pass "$n element cases on $backend" || fail "$n of $want element cases pass on $backend"
+    fi
 done
 
 # The HTML report: complete (every image it names exists, a chart), and it renders: a headless
@@ -70,9 +76,11 @@ if [ ${#emulator[@]} -eq 0 ] && "$bin" probe | grep -q "^gles: "; then
     done
 fi
 
-if [ ${#emulator[@]} -eq 0 ] && gst-inspect-1.0 striateedges >/dev/null 2>&1; then
+# gst-launch needs the installed plugins (videotestsrc) beside the build tree's.
+launch=(env -u GST_PLUGIN_SYSTEM_PATH -u GST_REGISTRY -u GST_REGISTRY_FORK)
+if [ ${#emulator[@]} -eq 0 ] && "${launch[@]}" gst-inspect-1.0 striateedges >/dev/null 2>&1; then
     # The elements' auto reads the same measurements.
-    gst-launch-1.0 -v videotestsrc num-buffers=1 ! video/x-raw,width=64,height=48 ! striateedges ! fakesink >launch.txt 2>&1
+    "${launch[@]}" gst-launch-1.0 -v videotestsrc num-buffers=1 ! video/x-raw,width=64,height=48 ! striateedges ! fakesink >launch.txt 2>&1
     expected=$(sed -n "s/^auto backend: \([a-z-]*\) (measured.*/\1/p" probe.txt)
     grep -q "striateedges0: active-backend = $expected" launch.txt && pass "the element's auto runs $expected too" ||
         fail "element auto: $(grep active-backend launch.txt)"
@@ -100,6 +108,11 @@ rc=$?
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "^regression: FAIL cpu .* reference .*blur sigma=2 method=direct" out.txt &&
     pass "a wrong backend: exit 1, $(grep -c "^regression" out.txt) cases named" || fail "wrong backend: exit $rc $(tail -3 out.txt)"
+if [ -n "${GST_PLUGIN_PATH:-}" ]; then
+    # The elements (running the real backend) no longer match the wrong one's direct result.
+    grep -q "^regression: FAIL cpu .* element .*striateedges .*NV12>GRAY8" out.txt &&
+        pass "a wrong backend: the element cases named too" || fail "wrong backend: no element case named"
+fi
 
 "$bin" selftest --backend gpu >out.txt 2>err.txt
 [ $? -eq 2 ] && grep -q "unknown backend 'gpu'" err.txt && pass "usage error: exit 2" || fail "usage error"

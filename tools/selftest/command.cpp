@@ -21,7 +21,11 @@ The on-device regression test: a fixed battery (every stage x method x output, a
 synthetic camera's shapes and on a real photo, run on every backend the device can run (cpu,
 gles-compute, gles-fragment) under the board's profile. Each result is checked against the
 reference backend run here, within ALGORITHMS.md section 8, and the reference against goldens
-made on the development machine (so a reference that is wrong here is caught too).
+made on the development machine (so a reference that is wrong here is caught too). Then each
+filter element of the plugin GStreamer finds (a build tree's tool: the plugin beside it) runs
+through appsrc ! element ! appsink on every backend, in every input format at 131x67 with odd
+strides (the GLES backends: GRAY8, NV12 and BGRx; --full: every format), and must give the same
+output codes as the same backend run directly (check "element").
 
 Prints one row per case (PASS/FAIL/n/a, backend, profile, check, chain, input, size, largest
 error, budget, ms per frame), then every failure by name and a summary. It then times each backend
@@ -143,6 +147,7 @@ int command(int argc, char** argv, const BackendMaker& make) {
         for (const Timing& t : report.measurements.timings)
             std::printf("  %-42s %4dx%-4d %-13s %9.2f\n", t.chain.c_str(), t.width, t.height, nickOf(kBackendKinds, t.backend), t.ms);
     }
+    if (!report.plugin.empty()) std::printf("elements: the plugin %s\n", report.plugin.c_str());
     std::printf("selftest: %zu rows on board %s, %d failed, %d not run (the backend cannot run there), %.1f s\n",
                 report.rows.size(), report.profiles.front().c_str(), report.failures(), notRun, seconds);
     if (!reportDir.empty()) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "tools/io/image_io.h"
 
@@ -125,6 +126,24 @@ Status HtmlReport::write(const std::string& dir, const Report& report) const {
         }
         html << "</svg>\n";
     }
+
+    // The elements: what ran, and each failure with its reason (their frames are compared in
+    // output codes; no images).
+    int elementRows = 0, elementFailures = 0;
+    std::ostringstream failed;
+    for (const Row& r : report.rows) {
+        if (r.check != "element") continue;
+        ++elementRows;
+        if (!r.ran || r.accuracy.pass) continue;
+        ++elementFailures;
+        failed << "<li>" << escape(r.backend) << " (board " << escape(r.profile) << "): " << escape(r.c.chain) << ", "
+               << escape(r.c.input) << " " << r.c.width << "x" << r.c.height << ": " << escape(r.note) << "</li>\n";
+    }
+    if (elementRows)
+        html << "<h2>Elements</h2>\n<p class=\"" << (elementFailures ? "FAIL" : "PASS") << "\">" << elementRows
+             << " pipelines (appsrc ! element ! appsink, every input format, odd strides) against the same backend's "
+                "direct result, " << elementFailures << " failed; plugin " << escape(report.plugin) << "</p>\n<ul>"
+             << failed.str() << "</ul>\n";
 
     html << "<h2>Cases (failing first)</h2>\n";
     int index = 0;

@@ -13,6 +13,9 @@
 #include "cpu/reference/reference.h"
 #include "gles/fragment_backend.h"
 #include "sensors/synthetic_camera.h"
+#ifdef STRIATE_SELFTEST_ELEMENTS
+#include "tools/selftest/elements.h"
+#endif
 #include "tools/io/image_io.h"
 #include "tools/io/npy.h"
 
@@ -312,6 +315,12 @@ Status run(const Options& options, Report* report) {
             }
         }
     }
+
+#ifdef STRIATE_SELFTEST_ELEMENTS
+    // The elements, through real pipelines, against the same backends' direct results.
+    checkElements(options, backends, profiles, add);
+    findPlugin(&report->plugin);
+#endif
 
     if (options.measure && probe.gpu) {
         // auto's measurements: each runnable backend on the standard chains under the board's

@@ -87,6 +87,7 @@ struct Report {
     Measurements measurements;
     std::string measurementsPath;  ///< where they were stored; empty when not measured
     std::vector<std::string> profiles;
+    std::string plugin;  ///< the plugin whose elements were checked ("FILE VERSION"); empty: none
     int failures() const;
 };
 
