@@ -10,3 +10,14 @@ if(STRIATE_SANITIZE)
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# The fuzzing build (tests/fuzz): coverage for libFuzzer in every target, the fuzzer's main only
+# in the fuzz targets; the plugin, loaded by GStreamer in the fuzzer's process, is instrumented too.
+if(STRIATE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "STRIATE_FUZZ needs clang (libFuzzer): configure with CC=clang CXX=clang++")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+                      -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=address,undefined)
+endif()

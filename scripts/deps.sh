@@ -21,6 +21,7 @@ packages_for() {
     gstreamer1.0-gl time   # glupload / gldownload for the GL memory tests; /usr/bin/time measures their memory
     libopencv-dev gstreamer1.0-opencv   # benchmarks only: the peers (striate bench, bench/gst_compare.sh)
     python3-skimage        # real photos for the main job, the tests and the benchmarks
+    clang libclang-rt-dev  # the libFuzzer targets (scripts/fuzz.sh)
   )
   case $arch in
     arm64 | armhf)

@@ -4,9 +4,10 @@
 #   1. host build (Release, NEON through SIMDe): unit, conformance, GLES, GStreamer, cli, package
 #   2. AddressSanitizer + UBSan build: the same tests (no gst-launch lines: gst-launch-1.0 is not
 #      instrumented)
-#   3. the whole project for arm64 and armhf against Debian 12 sysroots (scripts/sysroot.sh, cached
+#   3. the libFuzzer targets (tests/fuzz, scripts/fuzz.sh), STRIATE_FUZZ_SECONDS (20) each
+#   4. the whole project for arm64 and armhf against Debian 12 sysroots (scripts/sysroot.sh, cached
 #      in $STRIATE_CACHE, default ~/.cache/striate), its tests under qemu-user (label cross)
-# On a Raspberry Pi (arm64 or armhf) steps 1 and 2 build natively with real NEON; no cross builds.
+# On a Raspberry Pi (arm64 or armhf) steps 1 to 3 build natively with real NEON; no cross builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -47,6 +48,8 @@ status=0
 step "tests: sanitizer build"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -j "$jobs") || status=1
+step "fuzzing (clang libFuzzer, ${STRIATE_FUZZ_SECONDS:-20} s a target)"
+bash scripts/fuzz.sh "${STRIATE_FUZZ_SECONDS:-20}" || status=1
 for pair in "${cross[@]}"; do
   toolchain=${pair%%:*}
   step "tests: $toolchain under qemu"

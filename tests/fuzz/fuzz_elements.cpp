@@ -1,0 +1,103 @@
+// libFuzzer target: the filter elements' caps and property values through GstHarness. An input is
+// text: the stage (blur, gabor or edges), the sink caps, property lines name=value set before the
+// first frame, then "---" and property lines set while playing, before a second frame. Whatever
+// the values, the element refuses them (a warning or an error) or filters; nothing crashes, and
+// GLib reports no critical (a misused API) while the element has the input (the caps text itself
+// may make GStreamer's parser complain).
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+namespace {
+
+bool strict = false;  // the element has the input: a critical is a bug
+
+void quietLog(const gchar* domain, GLogLevelFlags level, const gchar* message, gpointer) {
+    if ((level & G_LOG_LEVEL_ERROR) || (strict && (level & G_LOG_LEVEL_CRITICAL))) {
+        std::fprintf(stderr, "%s: %s\n", domain ? domain : "", message);
+        std::abort();
+    }
+}
+
+/// Sets each "name=value" line on the element, as gst-launch-1.0 would.
+void setProperties(GstElement* e, std::istringstream& lines) {
+    for (std::string line; std::getline(lines, line) && line != "---";) {
+        const auto eq = line.find('=');
+        if (eq == std::string::npos || eq == 0) continue;
+        const std::string name = line.substr(0, eq);
+        if (name == "name" || name == "parent") continue;  // GstObject's own, not the element's
+        gst_util_set_object_arg(G_OBJECT(e), name.c_str(), line.substr(eq + 1).c_str());
+    }
+}
+
+/// A frame for the caps (bounded), or a 16-byte buffer where they describe none or a huge one.
+GstBuffer* frameFor(GstCaps* caps) {
+    GstVideoInfo info;
+    gsize size = 16;
+    if (gst_video_info_from_caps(&info, caps) && GST_VIDEO_INFO_SIZE(&info) <= (gsize(4) << 20)) size = GST_VIDEO_INFO_SIZE(&info);
+    GstBuffer* b = gst_buffer_new_allocate(nullptr, size, nullptr);
+    gst_buffer_memset(b, 0, 0x5a, size);
+    return b;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    // The plugin of this build alone, in a private registry, scanned in this process.
+    setenv("GST_PLUGIN_PATH", STRIATE_FUZZ_PLUGIN_DIR, 0);
+    setenv("GST_PLUGIN_SYSTEM_PATH", "", 0);
+    setenv("GST_REGISTRY", STRIATE_FUZZ_PLUGIN_DIR "/../fuzz-registry.bin", 0);
+    setenv("GST_REGISTRY_FORK", "no", 0);
+    gst_init(nullptr, nullptr);
+    g_log_set_default_handler(quietLog, nullptr);
+    for (const char* d : {"GLib", "GLib-GObject", "GStreamer", "GStreamer-Video", "GStreamer-Check"})
+        g_log_set_handler(d, static_cast<GLogLevelFlags>(G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL), quietLog, nullptr);
+    // Made once here, so that the plugin is loaded (and its coverage counters registered with
+    // libFuzzer) before fuzzing starts.
+    for (const char* name : {"striateblur", "striategabor", "striateedges"}) {
+        GstElement* e = gst_element_factory_make(name, nullptr);
+        if (!e) {
+            std::fprintf(stderr, "fuzz_elements: no %s in %s\n", name, STRIATE_FUZZ_PLUGIN_DIR);
+            std::abort();
+        }
+        gst_object_unref(e);
+    }
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    std::istringstream lines(std::string(reinterpret_cast<const char*>(data), size));
+    std::string stage, capsText;
+    if (!std::getline(lines, stage) || (stage != "blur" && stage != "gabor" && stage != "edges")) return -1;
+    if (!std::getline(lines, capsText)) return -1;
+    GstCaps* caps = gst_caps_from_string(capsText.c_str());
+    if (!caps) return 0;
+    if (!gst_caps_is_fixed(caps)) {
+        gst_caps_unref(caps);
+        return 0;
+    }
+    strict = true;
+    GstHarness* h = gst_harness_new(("striate" + stage).c_str());
+    setProperties(h->element, lines);
+    gst_harness_push_event(h, gst_event_new_stream_start("fuzz"));
+    const bool accepted = gst_harness_push_event(h, gst_event_new_caps(caps));
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    gst_harness_push_event(h, gst_event_new_segment(&segment));
+    if (accepted) {
+        gst_harness_push(h, frameFor(caps));
+        setProperties(h->element, lines);  // while playing
+        gst_harness_push(h, frameFor(caps));
+        while (GstBuffer* out = gst_harness_try_pull(h)) gst_buffer_unref(out);
+    }
+    gst_caps_unref(caps);
+    gst_harness_teardown(h);
+    strict = false;
+    return 0;
+}
