@@ -109,6 +109,14 @@ Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTe
         return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) + " exceeds " +
                              whose + " maximum texture size " + std::to_string(maxTextureSize) + " (" + backend +
                              " does not tile)");
+    const bool hysteresis = std::any_of(chain.stages.begin(), chain.stages.end(), [](const Stage& stage) {
+        const auto* e = std::get_if<EdgeSpec>(&stage);
+        return e && e->output != EdgeOutput::Strength;
+    });
+    if (hysteresis && static_cast<long long>(format.width) * format.height > kMaxGpuHysteresisPixels)
+        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) +
+                             " is beyond the " + std::to_string(kMaxGpuHysteresisPixels) + " pixels (3840x2160) whose edge "
+                             "map " + backend + " computes (its hysteresis grows with the frame)");
     return validateFrameFormat(format);
 }
 

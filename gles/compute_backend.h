@@ -21,8 +21,16 @@ struct GpuLimits {
     int invocations = 0;      ///< compute invocations per workgroup
 };
 
+/// The largest frame, in pixels, whose edge map (edges output=edges or overlay, either method) the
+/// GLES backends compute: their hysteresis spreads strong edges a few pixels per pass until nothing
+/// changes, so its passes grow with the frame's side and its planes with its area (an 8192x8192
+/// Canny took 385 s and 6.6 GB on llvmpipe, 2 s and 282 MB on cpu). Beyond 3840x2160 (4K UHD) the
+/// cpu backend runs, as for a frame beyond the texture limit (docs/boards.md).
+inline constexpr long long kMaxGpuHysteresisPixels = 3840LL * 2160;
+
 /// The GLES backends' validate(): the chain, and a frame within [1, maxTextureSize] (they do not
-/// tile), with an error naming the limit (`whose`: "the GPU's", "the board's") and the backend.
+/// tile) and, for an edge map, within kMaxGpuHysteresisPixels, with an error naming the limit
+/// (`whose`: "the GPU's", "the board's") and the backend.
 Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTextureSize, const char* whose,
                         const char* backend);
 
