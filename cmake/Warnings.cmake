@@ -11,6 +11,11 @@ if(STRIATE_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+if(STRIATE_SANITIZE_THREAD)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=thread)
+endif()
+
 # The fuzzing build (tests/fuzz): coverage for libFuzzer in every target, the fuzzer's main only
 # in the fuzz targets; the plugin, loaded by GStreamer in the fuzzer's process, is instrumented too.
 if(STRIATE_FUZZ)

@@ -1,5 +1,6 @@
 // The striate plugin's elements through GstHarness: formats in and out, odd sizes and strides,
 // property validation, backend fallback, property changes while playing, striatesrc, memory.
+#include <gst/app/gstappsink.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -13,12 +14,14 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "core/chain.h"
@@ -607,6 +610,65 @@ TEST(Properties, ChangeWhilePlayingTakesEffectAtTheNextFrame) {
     gst_buffer_unref(first);
     gst_buffer_unref(second);
     gst_harness_teardown(h);
+}
+
+/// Two pipelines in one process, each element changed from this thread while its streaming
+/// thread filters (the properties' lock against the streaming thread's reads; run under
+/// ThreadSanitizer by scripts/tsan.sh): both run every frame to the end without an error.
+TEST(Concurrency, TwoPipelinesWithPropertyChangesWhilePlaying) {
+    requirePlugin();
+    struct Run {
+        GstElement* pipeline;
+        GstElement* filter;
+        GstElement* sink;
+        int frames = 0;
+        std::atomic<bool> done{false};
+    };
+    constexpr int kFrames = 600;
+    auto make = [](Run& r, const char* element, const char* backend) {
+        r.pipeline = gst_pipeline_new(nullptr);
+        GstElement* src = gst_element_factory_make("striatesrc", nullptr);
+        g_object_set(src, "num-buffers", kFrames, "is-live", FALSE, nullptr);
+        r.filter = gst_element_factory_make(element, nullptr);
+        gst_util_set_object_arg(G_OBJECT(r.filter), "backend", backend);
+        // The size asked by the sink's caps (no capsfilter: this test's registry holds only the
+        // plugin).
+        GstCaps* caps = gst_caps_from_string("video/x-raw,format=GRAY8,width=48,height=32");
+        r.sink = GST_ELEMENT(g_object_new(GST_TYPE_APP_SINK, "sync", FALSE, "max-buffers", 4, "caps", caps, nullptr));
+        gst_caps_unref(caps);
+        gst_bin_add_many(GST_BIN(r.pipeline), src, r.filter, r.sink, nullptr);
+        EXPECT_TRUE(gst_element_link_many(src, r.filter, r.sink, nullptr));
+        EXPECT_NE(gst_element_set_state(r.pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    };
+    Run runs[2];
+    make(runs[0], "striateedges", "cpu");
+    make(runs[1], "striateblur", "auto");
+    std::thread pullers[2];
+    for (int i = 0; i < 2; ++i)
+        pullers[i] = std::thread([&r = runs[i]] {
+            // A stream stopped by an error ends no sample within 20 s.
+            while (GstSample* s = gst_app_sink_try_pull_sample(GST_APP_SINK(r.sink), 20 * GST_SECOND)) {
+                gst_sample_unref(s);
+                ++r.frames;
+            }
+            r.done = true;
+        });
+    // Change the settings while the streaming threads filter, until both have finished.
+    for (int k = 0; !(runs[0].done && runs[1].done); ++k) {
+        g_object_set(runs[0].filter, "low-threshold", 0.01 + 0.01 * (k % 3), "high-threshold", 0.05 + 0.02 * (k % 4), nullptr);
+        g_object_set(runs[1].filter, "sigma", 1.0 + k % 5, nullptr);
+        if (k % 7 == 0) gst_util_set_object_arg(G_OBJECT(runs[1].filter), "method", k % 2 ? "boxes" : "auto");
+        g_usleep(2000);
+    }
+    for (int i = 0; i < 2; ++i) {
+        pullers[i].join();
+        GstBus* bus = gst_element_get_bus(runs[i].pipeline);
+        EXPECT_EQ(popError(bus), "") << i;
+        gst_object_unref(bus);
+        EXPECT_EQ(runs[i].frames, kFrames) << i;
+        gst_element_set_state(runs[i].pipeline, GST_STATE_NULL);
+        gst_object_unref(runs[i].pipeline);
+    }
 }
 
 TEST(Caps, NonVideoCapsAreRefused) {
