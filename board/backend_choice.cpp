@@ -1,6 +1,8 @@
 #include "board/backend_choice.h"
 
+#include <new>
 #include <string>
+#include <system_error>
 
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/reference/reference.h"
@@ -124,8 +126,10 @@ Status fragmentLimits(const BackendOptions& options, gles::FragmentLimits* out) 
 }
 #endif
 
-Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
-                    std::unique_ptr<Backend>* out, std::string* fallback) {
+namespace {
+
+Status startUnguarded(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                      std::unique_ptr<Backend>* out, std::string* fallback) {
     fallback->clear();
     if (Status s = chain.validate(); !s) return s;
     if (Status s = validateFrameFormat(format); !s) return s;
@@ -164,6 +168,24 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
     *fallback = std::string("backend '") + nickOf(kBackendKinds, kind) + "' is not available: this build has no GLES support";
 #endif
     return startCpu(options, chain, format, out);
+}
+
+} // namespace
+
+Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                    std::unique_ptr<Backend>* out, std::string* fallback) {
+    // A backend's planes for a large frame can exceed what the process may allocate (a 32-bit
+    // board, a memory limit): an error naming the frame, never an exception through GStreamer.
+    try {
+        return startUnguarded(kind, options, chain, format, out, fallback);
+    } catch (const std::bad_alloc&) {
+        out->reset();
+        return Status::error("not enough memory for " + std::to_string(format.width) + "x" +
+                             std::to_string(format.height) + " frames of '" + formatChain(chain) + "'");
+    } catch (const std::system_error& e) {  // std::thread: no thread could be started
+        out->reset();
+        return Status::error(std::string("cannot start the backend's threads: ") + e.what());
+    }
 }
 
 } // namespace striate

@@ -27,7 +27,8 @@ struct BackendOptions {
 /// `chain` and `format`. `auto` follows autoBackend: what selftest measured fastest here, else
 /// autoRule (cpu on a software renderer, else gles-compute where the board profile has compute,
 /// else gles-fragment). Errors are for the caller's
-/// input: an unknown or unsatisfiable board, a chain or frame size no backend accepts. A GPU
+/// input: an unknown or unsatisfiable board, a chain or frame size no backend accepts, a frame
+/// whose planes the process cannot allocate (std::bad_alloc is caught and named). A GPU
 /// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
 /// compile, a frame beyond the board's texture limit: the GLES backends do not tile) is not an
 /// error: the cpu backend runs instead and `fallback` names the cause, for the caller's one warning.

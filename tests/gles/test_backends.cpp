@@ -4,6 +4,11 @@
 // environment can run (Gles31*: compute, GlesWithoutCompute*: a context without it, NoDisplay*:
 // no EGL at all), so no test skips.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <new>
 
 #include <cstdlib>
 #include <string>
@@ -296,6 +301,37 @@ TEST(Faults, AnEdgeMapBeyond4kRunsOnCpuAndTheFallbackNamesTheLimit) {
         EXPECT_TRUE(g->validate(chainOf("edges output=strength"), FrameFormat{8192, 8192}));
         EXPECT_TRUE(g->validate(chainOf("blur sigma=2"), FrameFormat{8192, 8192}));
     }
+}
+
+/// A frame whose planes the process cannot allocate (a 32-bit board, a memory limit) is an error
+/// naming the frame, not an exception that ends the process (an element's streaming thread).
+TEST(Faults, OutOfMemoryWhileStartingIsAnErrorNamingTheFrame) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "a sanitizer reserves terabytes of address space: no address-space limit can apply";
+#else
+    long pages = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+        std::fclose(f);
+    }
+    ASSERT_GT(pages, 0);
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_AS, &old), 0);
+    // 128 MB beyond what the process maps now; the cpu backend's Canny planes for 8192x8192 take
+    // about 280 MB.
+    const rlimit tight{static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t(128) << 20), old.rlim_max};
+    ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+    std::unique_ptr<char[]> probe(new (std::nothrow) char[std::size_t(512) << 20]);
+    std::unique_ptr<Backend> b;
+    std::string fallback;
+    const Status s = probe ? Status{} : startBackend(BackendKind::Cpu, BackendOptions{1, ""}, chainOf("edges"),
+                                                     FrameFormat{8192, 8192}, &b, &fallback);
+    setrlimit(RLIMIT_AS, &old);
+    if (probe) GTEST_SKIP() << "the address-space limit is not enforced here (qemu-user ignores RLIMIT_AS)";
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("not enough memory for 8192x8192 frames of 'edges"), std::string::npos) << s.message();
+    EXPECT_EQ(b, nullptr);
+#endif
 }
 
 } // namespace
