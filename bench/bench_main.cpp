@@ -5,13 +5,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <numbers>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "board/backend_choice.h"
 #include "core/chain.h"
@@ -24,23 +29,48 @@ namespace {
 using namespace striate;
 using Clock = std::chrono::steady_clock;
 
+/// The OpenCV features above 128-bit SIMD on x86: disabling them leaves SSE up to 4.2, the width
+/// of NEON.
+constexpr const char* kWiderThan128 = "AVX512_SKX,AVX2,FMA3,AVX,FP16";
+
 const char* kHelp = R"(usage: striate bench [options]
 
 Times the cpu backend against OpenCV on the same real photo (resized), same thread count, and
 prints one row per filter: our median ms, OpenCV's median ms, their spreads (min..max) and the
-ratio ours / OpenCV (below 1: we are faster).
+ratio ours / OpenCV (below 1: we are faster). Blur rows come in pairs: 8-bit out (what an
+element writes, process8) against OpenCV's u8 GaussianBlur, float out against its f32 one.
+
+The rows run twice: against OpenCV as built (every SIMD extension this CPU has), then, in a
+second process, against OpenCV held to 128-bit SIMD (OPENCV_CPU_DISABLE=%s): NEON's
+width, what a Raspberry Pi would see. Each run names the OpenCV features it had.
 
 options:
   --size WxH      one size instead of 640x480, 1280x720 and 1920x1080
   --photo FILE    the photo (default: scikit-image's motorcycle_left.png from python3-skimage)
   --repeat N      timed runs per row, ours and the peer's alternating (default 15)
   --threads N     threads for both sides (default 2)
+  --sigmas LIST   the blur rows' sigmas, comma-separated (default 1,2,4,8,16,32)
   --only TEXT     only the rows whose filter contains TEXT (e.g. "canny", "sigma=8")
   --gles          instead: each GLES backend and board profile against the cpu backend
                   (640x480 and 1280x720 unless --size), one row per chain
-  --json FILE     also write the rows as JSON
+  --json FILE     also write the rows as JSON (the 128-bit run's to FILE with -simd128 added)
+  --opencv WHICH  built, simd128 or both (default both)
   -h, --help      this text
 )";
+
+/// The SIMD features OpenCV dispatches to in this process.
+std::string opencvFeatures() {
+    const std::pair<int, const char*> features[] = {
+        {CV_CPU_SSE2, "SSE2"}, {CV_CPU_SSE4_2, "SSE4.2"}, {CV_CPU_AVX, "AVX"}, {CV_CPU_FMA3, "FMA3"},
+        {CV_CPU_AVX2, "AVX2"}, {CV_CPU_AVX512_SKX, "AVX512_SKX"}, {CV_CPU_NEON, "NEON"}};
+    std::string s;
+    for (auto [id, name] : features)
+        if (cv::checkHardwareSupport(id)) {
+            if (!s.empty()) s += ' ';
+            s += name;
+        }
+    return s.empty() ? "none" : s;
+}
 
 struct Timing {
     double median = 0, min = 0, max = 0;
@@ -167,11 +197,13 @@ int main(int argc, char** argv) {
     std::string json, only;
     int repeat = 15, threads = 2;
     bool gles = false;
+    std::string opencv = "both";
+    std::vector<double> sigmas = {1, 2, 4, 8, 16, 32};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
         if (a == "-h" || a == "--help") {
-            std::fputs(kHelp, stdout);
+            std::printf(kHelp, kWiderThan128);
             return 0;
         } else if (a == "--size") {
             int w = 0, h = 0;
@@ -187,10 +219,28 @@ int main(int argc, char** argv) {
         } else if (a == "--threads") {
             threads = std::atoi(next().c_str());
             if (threads < 1 || threads > 256) return usage("--threads must be in 1..256");
+        } else if (a == "--sigmas") {
+            sigmas.clear();
+            const std::string v = next();
+            for (std::size_t at = 0; at < v.size();) {
+                const std::size_t comma = std::min(v.find(',', at), v.size());
+                char* end = nullptr;
+                const std::string item = v.substr(at, comma - at);
+                const double sigma = std::strtod(item.c_str(), &end);
+                if (item.empty() || *end || !(sigma >= kMinSigma && sigma <= kMaxSigma))
+                    return usage("--sigmas: '" + item + "' is not a sigma in 0.3..256");
+                sigmas.push_back(sigma);
+                at = comma + 1;
+            }
+            if (sigmas.empty()) return usage("--sigmas needs at least one sigma");
         } else if (a == "--only") {
             only = next();
         } else if (a == "--json") {
             json = next();
+        } else if (a == "--opencv") {
+            opencv = next();
+            if (opencv != "built" && opencv != "simd128" && opencv != "both")
+                return usage("--opencv '" + opencv + "' is not built, simd128 or both");
         } else if (a == "--gles") {
             gles = true;
             if (sizes.size() == 3) sizes = {{640, 480}, {1280, 720}};
@@ -201,8 +251,16 @@ int main(int argc, char** argv) {
     Image<std::uint8_t> original;
     if (Status s = io::readLuma(photo, &original); !s) return usage(s.message());
     cv::setNumThreads(threads);
-    std::printf("striate bench: photo %s, %d threads each, %d runs per row, cpu path %s, OpenCV %s\n",
-                photo.c_str(), threads, repeat, cpu::simdPathName(), CV_VERSION);
+    const char* held = std::getenv("OPENCV_CPU_DISABLE");
+    if (opencv == "simd128" && (!held || std::string(held) != kWiderThan128)) {
+        // OpenCV reads the variable once, when it loads: run again with it set.
+        setenv("OPENCV_CPU_DISABLE", kWiderThan128, 1);
+        execv("/proc/self/exe", argv);
+        return usage(std::string("cannot run again with OPENCV_CPU_DISABLE set: ") + std::strerror(errno));
+    }
+    std::printf("striate bench: photo %s, %d threads each, %d runs per row, cpu path %s, OpenCV %s (%s: %s)\n",
+                photo.c_str(), threads, repeat, cpu::simdPathName(), CV_VERSION,
+                opencv == "simd128" ? "held to 128-bit SIMD" : "as built", opencvFeatures().c_str());
     std::printf("%-10s %-44s %-34s %9s %17s %9s %17s %7s\n", "size", gles ? "striate (GLES backend, board)" : "striate (cpu)",
                 gles ? "peer" : "OpenCV", "ours ms", "ours min..max", gles ? "peer ms" : "cv ms",
                 gles ? "peer min..max" : "cv min..max", "ratio");
@@ -224,10 +282,15 @@ int main(int argc, char** argv) {
 
         auto wanted = [&](const std::string& filter) { return only.empty() || filter.find(only) != std::string::npos; };
         // Configures the backend for a chain and returns the function that runs one frame.
-        auto ours = [&](const std::string& chainText) -> std::function<void()> {
+        Image<std::uint8_t> codes(W, H);
+        auto ours = [&](const std::string& chainText, bool eightBit = false) -> std::function<void()> {
             Chain chain;
             if (Status s = parseChain(chainText, &chain); !s) std::abort();
             if (Status s = backend.configure(chain, FrameFormat{W, H}); !s) std::abort();
+            if (eightBit)
+                return [&, e = chain.encoding()] {
+                    (void)backend.process8(view, Output8{codes.data(), codes.stride(), 1, e});
+                };
             return [&] {
                 ChainOutput out;
                 (void)backend.process(view, &out);
@@ -239,18 +302,17 @@ int main(int argc, char** argv) {
         };
 
         cv::Mat dst, dst2, mag;
-        for (double sigma : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}) {
+        for (double sigma : sigmas) {
             auto cvU8 = [&] { cv::GaussianBlur(u8, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE); };
             auto cvF32 = [&] { cv::GaussianBlur(f32, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE); };
             for (const char* m : {"auto", "direct", "boxes", "recursive"}) {
                 char chain[96];
                 std::snprintf(chain, sizeof chain, "blur sigma=%g method=%s", sigma, m);
                 if (!wanted(chain)) continue;
-                const auto run = ours(chain);
-                auto [a, b] = timePair(repeat, run, cvU8);
-                add(chain, "GaussianBlur u8", a, b);
-                std::tie(a, b) = timePair(repeat, run, cvF32);
-                add(chain, "GaussianBlur f32", a, b);
+                auto [a, b] = timePair(repeat, ours(chain, true), cvU8);
+                add(std::string(chain) + " u8 out", "GaussianBlur u8", a, b);
+                std::tie(a, b) = timePair(repeat, ours(chain), cvF32);
+                add(std::string(chain) + " f32 out", "GaussianBlur f32", a, b);
             }
         }
         if (wanted("blur sigma=32 method=auto")) {
@@ -306,7 +368,7 @@ int main(int argc, char** argv) {
             // Thresholds in OpenCV's 3x3 Sobel units: 8 * 255 times ours (gradient of the unit image).
             const EdgeSpec e;
             const double scale = 8 * 255.0;
-            auto [t, peer] = timePair(repeat, ours("edges sigma=1.4"), [&] {
+            auto [t, peer] = timePair(repeat, ours("edges sigma=1.4", true), [&] {
                 cv::GaussianBlur(u8, dst, cv::Size(0, 0), 1.4, 1.4, cv::BORDER_REPLICATE);
                 cv::Canny(dst, dst2, e.lowThreshold * scale, e.highThreshold * scale, 3, true);
             });
@@ -314,6 +376,7 @@ int main(int argc, char** argv) {
         }
     }
     if (!json.empty()) {
+        if (opencv == "simd128") json = json.substr(0, json.rfind(".json")) + "-simd128.json";
         std::FILE* f = std::fopen(json.c_str(), "w");
         if (!f) return usage("cannot write '" + json + "'");
         std::fprintf(f, "[\n");
@@ -329,6 +392,17 @@ int main(int argc, char** argv) {
         }
         std::fprintf(f, "]\n");
         std::fclose(f);
+    }
+    if (opencv == "both" && !gles) {
+        // The same rows against OpenCV at 128-bit SIMD, in a fresh process (see kHelp).
+        std::fflush(stdout);
+        std::vector<char*> args(argv, argv + argc);
+        char simd128[] = "--opencv", which[] = "simd128";
+        args.push_back(simd128);
+        args.push_back(which);
+        args.push_back(nullptr);
+        execv("/proc/self/exe", args.data());
+        return usage(std::string("cannot run the 128-bit SIMD rows: ") + std::strerror(errno));
     }
     return 0;
 }

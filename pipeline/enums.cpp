@@ -39,7 +39,8 @@ GType gst_striate_backend_get_type() {
 
 GType gst_striate_blur_method_get_type() {
     static GType type = 0;
-    static const char* d[] = {"Direct below sigma 3, recursive above", "Direct (sampled taps)",
+    static const char* d[] = {"Direct below sigma 3, recursive above (8-bit output on cpu: direct below 10)",
+                              "Direct (sampled taps)",
                               "Repeated extended boxes (constant time)", "Recursive (Young-van Vliet, constant time)"};
     return once(&type, [] { return registerEnum("GstStriateBlurMethod", striate::kBlurMethods, d); });
 }

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cpu/neon/encode.h"
+#include "cpu/neon/fixed.h"
 #include "cpu/neon/lines.h"
 #include "cpu/neon/neon.h"
 
@@ -57,10 +58,15 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
         for (const BlurPlan* b : {&p.blur, &p.gabor.dcBlur})
             if (b->method == BlurMethod::Direct && !b->taps.empty() && banded(*b))
                 ring = std::max(ring, FirBand<float>::workspaceFloats(W, static_cast<int>(b->taps.size()) - 1));
+    fixed8_ = chain.stages.size() == 1 && std::holds_alternative<BlurSpec>(chain.stages[0]) &&
+              !plans_[0].blur.fixedTaps.empty();
+    const std::size_t fixed =
+        fixed8_ ? FixedBand::workspaceShorts(W, static_cast<int>(plans_[0].blur.fixedTaps.size()) - 1) : 0;
     scratch_.assign(pool_.size(), Scratch{});
     for (Scratch& s : scratch_) {
         for (auto& b : s.block) b.assign(blockSize, 0.0f);
         s.ring.assign(ring, 0.0f);
+        s.fixed.assign(fixed, 0);
     }
     for (Image<float>* p : {&stageOut_[0], &stageOut_[1], &rowPass_, &re_, &im_, &gauss_, &strength_}) p->reset(W, H);
     sector_.reset(W, H);
@@ -74,6 +80,7 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
 std::vector<std::string> CpuBackend::kernels() const {
     std::vector<std::string> names;
     for (const auto& p : plans_) names.push_back(p.kernel);
+    if (fixed8_) names[0] += ", 8-bit output: blur.direct.fixed-q15";
     return names;
 }
 
@@ -136,6 +143,15 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
         Scratch& s = scratch_[worker];
         gatherColumns(ImageView<const float>(rowPass_.view()), g * kLanes, s.block[0].data() + offset);
         scatterColumns(filter(s, H), g * kLanes, out);
+    });
+}
+
+void CpuBackend::blur8(const BlurPlan& plan, ImageView<const std::uint8_t> in, const Output8& out) {
+    // Bands of at least 4R rows: each band filters its 2R halo rows horizontally too.
+    const int H = in.height, rows = std::max(bandRows(), 4 * (static_cast<int>(plan.fixedTaps.size()) - 1));
+    pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
+        FixedBand band(in, plan.fixedTaps, scratch_[worker].fixed.data());
+        for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) band.rowInto(y, out.data + y * out.stride, out.step);
     });
 }
 
@@ -574,6 +590,10 @@ Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& o
             edgeClasses(plans_[last], *e, in);
             writeEdges8(*e, in, out);
         });
+        return {};
+    }
+    if (fixed8_ && out.encoding.scale == 1.0 && out.encoding.offset == 0.0) {
+        blur8(plans_[0].blur, luma, out);
         return {};
     }
     ChainOutput r;

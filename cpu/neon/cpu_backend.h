@@ -25,10 +25,13 @@ public:
     Status configure(const Chain& chain, const FrameFormat& format) override;
     Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
     /// Encodes in the worker threads; an edges stage last writes its codes from the edge classes
-    /// without the float plane.
+    /// without the float plane; a blur alone runs the fixed-point direct Gaussian (fixed.h) where
+    /// its method is direct, or auto below kAutoFixedBelowSigma: within one code of the direct
+    /// method's correctly rounded result.
     Status process8(ImageView<const std::uint8_t> luma, const Output8& out) override;
 
-    /// The kernel chosen for each configured stage, in order ("blur.recursive.yvv3", ...).
+    /// The kernel chosen for each configured stage, in order ("blur.recursive.yvv3", ...), with
+    /// the 8-bit one where process8 runs another.
     std::vector<std::string> kernels() const;
     int threads() const { return pool_.size(); }
 
@@ -36,6 +39,7 @@ private:
     struct Scratch {
         std::vector<float> block[5];
         std::vector<float> ring;  // FirBand's workspace
+        std::vector<std::int16_t> fixed;  // FixedBand's workspace
     };
     /// Rows per band of the banded passes: two bands per worker, at least kLanes rows.
     int bandRows() const;
@@ -46,6 +50,8 @@ private:
     void runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
     void blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out);
+    /// The fixed-point direct Gaussian from 8 bits to 8 bits, banded.
+    void blur8(const BlurPlan& plan, ImageView<const std::uint8_t> in, const Output8& out);
     template <class Src>
     void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
     /// Canny: smoothing, then gradient and suppression fused per band (a banded smoothing fused
@@ -72,6 +78,7 @@ private:
     Chain chain_;
     FrameFormat format_;
     std::vector<StagePlan> plans_;
+    bool fixed8_ = false;  // process8 runs blur8: the chain is one blur with fixed-point taps
     std::vector<Scratch> scratch_;  // one per worker thread
     Image<float> stageOut_[2];
     Image<float> rowPass_, re_, im_, gauss_, strength_;

@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "core/coefficients.h"
+#include "cpu/neon/fixed.h"
 
 namespace striate::cpu {
 
@@ -21,6 +22,8 @@ BlurPlan planBlur(const BlurSpec& spec) {
     case BlurMethod::Recursive:
     case BlurMethod::Auto: p.recursive = cascadeFloat(recursiveCascade(spec.sigma, 0)); break;
     }
+    if (p.method == BlurMethod::Direct || (spec.method == BlurMethod::Auto && spec.sigma < kAutoFixedBelowSigma))
+        p.fixedTaps = fixedGaussianTaps(gaussianTaps(spec.sigma));
     return p;
 }
 

@@ -14,6 +14,9 @@ struct BlurPlan {
     BlurMethod method = BlurMethod::Direct;
     double sigma = 0;
     std::vector<float> taps;  // direct
+    /// 8-bit in and out (fixed.h): direct, or auto below kAutoFixedBelowSigma; empty where the
+    /// fixed-point kernel does not run.
+    std::vector<std::int16_t> fixedTaps;
     ExtendedBox box;          // boxes
     int pad = 0;              // boxes: replicated samples added on each side of a line
     CascadeFloat recursive{};

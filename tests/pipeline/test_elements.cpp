@@ -90,18 +90,25 @@ Image<std::uint8_t> lumaOfFrame(const GstVideoInfo& info, GstBuffer* buf) {
     return luma;
 }
 
-/// What an element must output for a chain: the cpu backend on the luma, through the encoding.
+/// What an element must output for a chain: the cpu backend on the luma, its 8-bit codes
+/// (process8) or its float output through the 16-bit encoding.
 std::vector<int> expected(const std::string& chainText, const Image<std::uint8_t>& luma, bool sixteen) {
     Chain chain;
     EXPECT_TRUE(parseChain(chainText, &chain)) << chainText;
     cpu::CpuBackend backend;
-    EXPECT_TRUE(backend.configure(chain, FrameFormat{luma.width(), luma.height()}));
+    const int W = luma.width(), H = luma.height();
+    EXPECT_TRUE(backend.configure(chain, FrameFormat{W, H}));
+    std::vector<int> v;
+    if (!sixteen) {
+        Image<std::uint8_t> codes(W, H);
+        EXPECT_TRUE(backend.process8(luma.view(), Output8{codes.data(), codes.stride(), 1, chain.encoding()}));
+        for (int y = 0; y < H; ++y) v.insert(v.end(), codes.row(y), codes.row(y) + W);
+        return v;
+    }
     ChainOutput out;
     EXPECT_TRUE(backend.process(luma.view(), &out));
-    std::vector<int> v;
-    for (int y = 0; y < luma.height(); ++y)
-        for (int x = 0; x < luma.width(); ++x)
-            v.push_back(sixteen ? encode16(out.real.at(x, y), chain.encoding()) : encode8(out.real.at(x, y), chain.encoding()));
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) v.push_back(encode16(out.real.at(x, y), chain.encoding()));
     return v;
 }
 

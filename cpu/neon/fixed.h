@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/image.h"
+
+/// 8-bit in, 8-bit out kernels in 16-bit fixed point (issue 14): eight samples per 128-bit NEON
+/// instruction where the float path has four, and a quarter of the float path's memory traffic.
+/// docs/algorithms.md ("8-bit outputs in fixed point") derives the error bound.
+namespace striate::cpu {
+
+/// The most a fixed-point pass may be off the exact value, in codes: two passes stay below one
+/// code (0.9), so every output is within one code of the correctly rounded result. A pass with
+/// taps q[0..R'] is off by at most 255 P + (R' + 1) / 128: P the positive part of the taps'
+/// errors against the exact taps t[-R..R] (dropped taps count), (R' + 1) / 128 the rounding of
+/// its products (half a Q6 unit each).
+inline constexpr double kFixedPassBound = 0.45;
+/// The largest radius the fixed-point Gaussian runs (the bound stops it first, near sigma 10).
+inline constexpr int kMaxFixedRadius = 48;
+
+/// method=auto on 8-bit outputs: the fixed-point direct Gaussian below this sigma, where it is
+/// faster than the recursive filter through floats (docs/performance.md, "Crossovers"); float
+/// outputs keep BlurSpec::resolvedMethod's choice.
+inline constexpr double kAutoFixedBelowSigma = 10.0;
+
+/// Samples enter the fixed-point passes as value << kFixedShift: Q6, so that the sum of two
+/// samples (symmetric taps are added first) stays below 2^15.
+inline constexpr int kFixedShift = 6;
+
+/// Gaussian taps t[0..R] in Q15, rounded so that q[0] + 2 (q[1] + ... + q[R']) is exactly 2^15
+/// (q[0] takes the remainder), for the shortest R' <= R whose pass is within kFixedPassBound.
+/// Empty when no R' <= kMaxFixedRadius is.
+std::vector<std::int16_t> fixedGaussianTaps(const std::vector<double>& taps);
+
+/// Both passes of the fixed-point direct Gaussian for one band of output rows, asked for in
+/// increasing order (as FirBand): the horizontal pass of each input row once, into a ring of the
+/// last 2R + 1 rows of Q6 samples, and the vertical pass from the ring, rounded to 8 bits.
+/// Each tap multiplies with vqrdmulh (a rounding Q15 product): at most half a Q6 unit of error
+/// per tap pair.
+class FixedBand {
+public:
+    /// Int16 samples the workspace holds.
+    static std::size_t workspaceShorts(int width, int radius);
+    FixedBand(ImageView<const std::uint8_t> in, const std::vector<std::int16_t>& taps, std::int16_t* workspace);
+    /// Writes output row y (0 <= y < height, not below the previous call's y): width samples,
+    /// `step` bytes apart.
+    void rowInto(int y, std::uint8_t* out, int step);
+
+private:
+    void horizontal(int y, std::int16_t* out);
+
+    ImageView<const std::uint8_t> in_;
+    const std::vector<std::int16_t>& taps_;
+    int radius_;
+    int paddedWidth_;  // width rounded up to whole vectors
+    std::int16_t* ring_;
+    std::int16_t* line_;
+    std::uint8_t* codes_;  // one output row when it cannot be stored in place
+    int next_ = -1;        // the next input row to filter horizontally
+};
+
+} // namespace striate::cpu
