@@ -355,12 +355,19 @@ int main(int argc, char** argv) {
                         gc.at<float>(t2 + R) = static_cast<float>(e * std::cos(2 * std::numbers::pi * t2 / lambda));
                         gs.at<float>(t2 + R) = static_cast<float>(e * std::sin(2 * std::numbers::pi * t2 / lambda));
                     }
-                    auto [t2, sep] = timePair(repeat, run, [&] {
+                    auto separable = [&] {
                         cv::sepFilter2D(f32, dst, CV_32F, gc, g, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
                         cv::sepFilter2D(f32, dst2, CV_32F, gs, g, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
                         cv::magnitude(dst, dst2, mag);
-                    });
+                    };
+                    auto [t2, sep] = timePair(repeat, run, separable);
                     add(chain, "sepFilter2D complex Gabor", t2, sep);
+                    // Each method named, against the same peer: the crossover auto follows.
+                    for (const char* m : {"direct", "recursive"}) {
+                        const std::string named = std::string(chain) + " method=" + m;
+                        std::tie(t2, sep) = timePair(repeat, ours(named), separable);
+                        add(named, "sepFilter2D complex Gabor", t2, sep);
+                    }
                 }
             }
         }

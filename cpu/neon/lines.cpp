@@ -1,6 +1,7 @@
 #include "cpu/neon/lines.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cpu/neon/neon.h"
 
@@ -204,7 +205,17 @@ GaborTaps gaborTapsFloat(double sigma, double w) {
     return g;
 }
 
-void firGaborRealBlock(const float* in, float* re, float* im, int n, const GaborTaps& taps) {
+namespace {
+
+/// Whether a Gabor axis has no frequency (0 or 90 degrees): its sine taps are zero (at 90 degrees
+/// cos(pi / 2) leaves them near 1e-17), the pass is a real Gaussian, and the kernels skip the
+/// sine terms, which change no sum by more than 1e-8.
+bool sineFree(const GaborTaps& taps) {
+    return std::all_of(taps.s.begin(), taps.s.end(), [](float v) { return std::abs(v) < 1e-9f; });
+}
+
+template <bool kSine>
+void firGaborReal(const float* in, float* re, float* im, int n, const GaborTaps& taps) {
     const int R = static_cast<int>(taps.c.size()) - 1;
     for (int i = 0; i < n; ++i) {
         float32x4_t accR[kVectors], accI[kVectors];
@@ -218,7 +229,7 @@ void firGaborRealBlock(const float* in, float* re, float* im, int n, const Gabor
             for (int v = 0; v < kVectors; ++v) {
                 const float32x4_t xa = vld1q_f32(a + 4 * v), xb = vld1q_f32(b + 4 * v);
                 accR[v] = vmlaq_n_f32(accR[v], vaddq_f32(xa, xb), taps.c[k]);
-                accI[v] = vmlaq_n_f32(accI[v], vsubq_f32(xa, xb), taps.s[k]);
+                if constexpr (kSine) accI[v] = vmlaq_n_f32(accI[v], vsubq_f32(xa, xb), taps.s[k]);
             }
         }
         for (int v = 0; v < kVectors; ++v) {
@@ -228,7 +239,8 @@ void firGaborRealBlock(const float* in, float* re, float* im, int n, const Gabor
     }
 }
 
-void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float* im, int n, const GaborTaps& taps) {
+template <bool kSine>
+void firGaborComplex(const float* inRe, const float* inIm, float* re, float* im, int n, const GaborTaps& taps) {
     const int R = static_cast<int>(taps.c.size()) - 1;
     for (int i = 0; i < n; ++i) {
         float32x4_t accR[kVectors], accI[kVectors];
@@ -242,9 +254,11 @@ void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float
                 const float32x4_t ra = vld1q_f32(at(inRe, ia) + 4 * v), rb = vld1q_f32(at(inRe, ib) + 4 * v);
                 const float32x4_t ja = vld1q_f32(at(inIm, ia) + 4 * v), jb = vld1q_f32(at(inIm, ib) + 4 * v);
                 accR[v] = vmlaq_n_f32(accR[v], vaddq_f32(ra, rb), taps.c[k]);
-                accR[v] = vmlsq_n_f32(accR[v], vsubq_f32(ja, jb), taps.s[k]);
                 accI[v] = vmlaq_n_f32(accI[v], vaddq_f32(ja, jb), taps.c[k]);
-                accI[v] = vmlaq_n_f32(accI[v], vsubq_f32(ra, rb), taps.s[k]);
+                if constexpr (kSine) {
+                    accR[v] = vmlsq_n_f32(accR[v], vsubq_f32(ja, jb), taps.s[k]);
+                    accI[v] = vmlaq_n_f32(accI[v], vsubq_f32(ra, rb), taps.s[k]);
+                }
             }
         }
         for (int v = 0; v < kVectors; ++v) {
@@ -252,6 +266,18 @@ void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float
             vst1q_f32(at(im, i) + 4 * v, accI[v]);
         }
     }
+}
+
+} // namespace
+
+void firGaborRealBlock(const float* in, float* re, float* im, int n, const GaborTaps& taps) {
+    if (sineFree(taps)) firGaborReal<false>(in, re, im, n, taps);
+    else firGaborReal<true>(in, re, im, n, taps);
+}
+
+void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float* im, int n, const GaborTaps& taps) {
+    if (sineFree(taps)) firGaborComplex<false>(inRe, inIm, re, im, n, taps);
+    else firGaborComplex<true>(inRe, inIm, re, im, n, taps);
 }
 
 void replicateEnds(float* block, int n, int pad) {
