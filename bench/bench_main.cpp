@@ -302,6 +302,14 @@ int main(int argc, char** argv) {
         };
 
         cv::Mat dst, dst2, mag;
+        if (wanted("memcpy")) {
+            // The memory-bandwidth floor of an 8-bit filter: the frame read once and written once,
+            // on one thread, against OpenCV's fastest blur.
+            auto [a, b] = timePair(repeat, [&] {
+                for (int y = 0; y < H; ++y) std::memcpy(codes.row(y), view.row(y), static_cast<std::size_t>(W));
+            }, [&] { cv::GaussianBlur(u8, dst, cv::Size(0, 0), 1.0, 1.0, cv::BORDER_REPLICATE); });
+            add("memcpy of the frame (bandwidth floor)", "GaussianBlur u8 sigma 1", a, b);
+        }
         for (double sigma : sigmas) {
             auto cvU8 = [&] { cv::GaussianBlur(u8, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE); };
             auto cvF32 = [&] { cv::GaussianBlur(f32, dst, cv::Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE); };

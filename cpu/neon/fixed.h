@@ -17,7 +17,8 @@ namespace striate::cpu {
 /// errors against the exact taps t[-R..R] (dropped taps count), (R' + 1) / 128 the rounding of
 /// its products (half a Q6 unit each).
 inline constexpr double kFixedPassBound = 0.45;
-/// The largest radius the fixed-point Gaussian runs (the bound stops it first, near sigma 10).
+/// The largest radius the fixed-point Gaussian runs (the bound stops it first: sigma 11 runs with
+/// R' = 40, sigma 12 would need more than 48).
 inline constexpr int kMaxFixedRadius = 48;
 
 /// method=auto on 8-bit outputs: the fixed-point direct Gaussian below this sigma, where it is
@@ -26,7 +27,8 @@ inline constexpr int kMaxFixedRadius = 48;
 inline constexpr double kAutoFixedBelowSigma = 10.0;
 
 /// Samples enter the fixed-point passes as value << kFixedShift: Q6, so that the sum of two
-/// samples (symmetric taps are added first) stays below 2^15.
+/// samples (symmetric taps are added first) stays below 2^15, also after a horizontal pass
+/// (at most 255 x 64 + (R' + 1) / 2).
 inline constexpr int kFixedShift = 6;
 
 /// Gaussian taps t[0..R] in Q15, rounded so that q[0] + 2 (q[1] + ... + q[R']) is exactly 2^15
@@ -54,7 +56,7 @@ private:
     ImageView<const std::uint8_t> in_;
     const std::vector<std::int16_t>& taps_;
     int radius_;
-    int paddedWidth_;  // width rounded up to whole vectors
+    int paddedWidth_;  // width rounded up to whole steps of four vectors
     std::int16_t* ring_;
     std::int16_t* line_;
     std::uint8_t* codes_;  // one output row when it cannot be stored in place

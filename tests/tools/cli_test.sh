@@ -221,6 +221,10 @@ fi
 if [ -x "$(dirname "$bin")/striate-bench" ]; then
     expect_ok "bench runs" bench --size 64x48 --repeat 1 --json bench.json
     grep -q "GaussianBlur + Canny L2" out.txt && grep -q '"ratio"' bench.json && pass "bench rows" || fail "bench rows"
+    # The second run, against OpenCV held to NEON's width, with its own JSON and its features named.
+    grep -q "held to 128-bit SIMD: " out.txt && grep -q "u8 out" out.txt && grep -q '"ratio"' bench-simd128.json \
+        && pass "bench at 128-bit SIMD" || fail "bench at 128-bit SIMD"
+    expect_error "bench bad sigma" "--sigmas: '0.1' is not a sigma" bench --sigmas 0.1
     expect_error "bench bad size" "--size '0x0'" bench --size 0x0
 else
     expect_error "bench without OpenCV" "striate bench needs" bench
