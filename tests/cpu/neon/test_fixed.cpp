@@ -95,7 +95,10 @@ std::vector<Case> cases() {
     std::vector<Case> out;
     const Size sizes[] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 13}, {33, 7}, {131, 67}, {203, 257}};
     for (double sigma : {0.3, 0.8, 1.0, 1.4, 2.0, 3.0, 4.5, 6.0, 11.0, 12.0, 64.0})
-        for (Size s : sizes) out.push_back({sigma, "direct", s});
+        for (Size s : sizes)
+            // From sigma 12 the float path runs (tested in test_cpu_vs_reference); the reference's
+            // 513-tap passes over the tall frame only cost time under qemu.
+            if (sigma < 12 || s.h < 200) out.push_back({sigma, "direct", s});
     for (double sigma : {1.0, 2.0, 4.0, 9.5, 10.0, 16.0})
         for (Size s : {Size{1, 1}, Size{131, 67}}) out.push_back({sigma, "auto", s});
     return out;
