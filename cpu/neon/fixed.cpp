@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "cpu/neon/neon.h"
 
@@ -46,6 +47,24 @@ inline uint8x8_t codesOf(int16x8_t v) {
 #else
     return vqrshrun_n_s16(v, kFixedShift);
 #endif
+}
+
+/// One step of kStep samples of a symmetric FIR in Q15: q[i] holds tap i in every lane, and
+/// pair(i) the samples i before and after the step's first (pair(0): the centre, twice).
+template <class Pair>
+void symmetricStep(const int16x8_t* q, int R, Pair&& pair, int16x8_t* acc) {
+    const std::int16_t* centre = pair(0).first;
+    for (int v = 0; v < kVectors; ++v) acc[v] = times(vld1q_s16(centre + v * kVector), q[0]);
+    for (int i = 1; i <= R; ++i) {
+        const auto [before, after] = pair(i);
+        for (int v = 0; v < kVectors; ++v)
+            acc[v] = vaddq_s16(acc[v], times(vaddq_s16(vld1q_s16(before + v * kVector), vld1q_s16(after + v * kVector)), q[i]));
+    }
+}
+
+/// The taps in every lane, in registers or on the stack for the row's steps.
+void splat(const std::vector<std::int16_t>& taps, int16x8_t* q) {
+    for (std::size_t i = 0; i < taps.size(); ++i) q[i] = vdupq_n_s16(taps[i]);
 }
 
 } // namespace
@@ -103,14 +122,11 @@ void FixedBand::horizontal(int y, std::int16_t* out) {
     for (int i = R + W; i < n; ++i) line[i] = last;
 
     int16x8_t q[kMaxFixedRadius + 1];
-    for (int i = 0; i <= R; ++i) q[i] = vdupq_n_s16(taps_[i]);
+    splat(taps_, q);
     for (x = 0; x < paddedWidth_; x += kStep) {
         const std::int16_t* c = line + R + x;
         int16x8_t acc[kVectors];
-        for (int v = 0; v < kVectors; ++v) acc[v] = times(vld1q_s16(c + v * kVector), q[0]);
-        for (int i = 1; i <= R; ++i)
-            for (int v = 0; v < kVectors; ++v)
-                acc[v] = vaddq_s16(acc[v], times(vaddq_s16(vld1q_s16(c - i + v * kVector), vld1q_s16(c + i + v * kVector)), q[i]));
+        symmetricStep(q, R, [c](int i) { return std::pair(c - i, c + i); }, acc);
         for (int v = 0; v < kVectors; ++v) vst1q_s16(out + x + v * kVector, acc[v]);
     }
 }
@@ -125,19 +141,14 @@ void FixedBand::rowInto(int y, std::uint8_t* out, int step) {
     for (int j = -R; j <= R; ++j) window[R + j] = slot(std::clamp(y + j, 0, H - 1));
 
     int16x8_t q[kMaxFixedRadius + 1];
-    for (int i = 0; i <= R; ++i) q[i] = vdupq_n_s16(taps_[i]);
+    splat(taps_, q);
     const std::int16_t* const* w = window + R;  // w[j]: input row y + j
     // Whole vectors go straight to a plane's row; the last partial one, and every sample of an
     // interleaved output, go through codes_.
     const int direct = step == 1 ? W / kVector * kVector : 0;
     for (int x = 0; x < paddedWidth_; x += kStep) {
         int16x8_t acc[kVectors];
-        for (int v = 0; v < kVectors; ++v) acc[v] = times(vld1q_s16(w[0] + x + v * kVector), q[0]);
-        for (int i = 1; i <= R; ++i) {
-            const std::int16_t *above = w[-i] + x, *below = w[i] + x;
-            for (int v = 0; v < kVectors; ++v)
-                acc[v] = vaddq_s16(acc[v], times(vaddq_s16(vld1q_s16(above + v * kVector), vld1q_s16(below + v * kVector)), q[i]));
-        }
+        symmetricStep(q, R, [w, x](int i) { return std::pair(w[-i] + x, w[i] + x); }, acc);
         for (int v = 0; v < kVectors; ++v) {
             const int at = x + v * kVector;
             vst1_u8(at + kVector <= direct ? out + at : codes_ + at, codesOf(acc[v]));

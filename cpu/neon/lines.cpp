@@ -202,17 +202,11 @@ GaborTaps gaborTapsFloat(double sigma, double w) {
         g.c.push_back(static_cast<float>(t[R + k].real()));
         g.s.push_back(static_cast<float>(t[R + k].imag()));
     }
+    g.sine = std::any_of(g.s.begin(), g.s.end(), [](float v) { return std::abs(v) >= 1e-9f; });
     return g;
 }
 
 namespace {
-
-/// Whether a Gabor axis has no frequency (0 or 90 degrees): its sine taps are zero (at 90 degrees
-/// cos(pi / 2) leaves them near 1e-17), the pass is a real Gaussian, and the kernels skip the
-/// sine terms, which change no sum by more than 1e-8.
-bool sineFree(const GaborTaps& taps) {
-    return std::all_of(taps.s.begin(), taps.s.end(), [](float v) { return std::abs(v) < 1e-9f; });
-}
 
 template <bool kSine>
 void firGaborReal(const float* in, float* re, float* im, int n, const GaborTaps& taps) {
@@ -271,13 +265,13 @@ void firGaborComplex(const float* inRe, const float* inIm, float* re, float* im,
 } // namespace
 
 void firGaborRealBlock(const float* in, float* re, float* im, int n, const GaborTaps& taps) {
-    if (sineFree(taps)) firGaborReal<false>(in, re, im, n, taps);
-    else firGaborReal<true>(in, re, im, n, taps);
+    if (taps.sine) firGaborReal<true>(in, re, im, n, taps);
+    else firGaborReal<false>(in, re, im, n, taps);
 }
 
 void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float* im, int n, const GaborTaps& taps) {
-    if (sineFree(taps)) firGaborComplex<false>(inRe, inIm, re, im, n, taps);
-    else firGaborComplex<true>(inRe, inIm, re, im, n, taps);
+    if (taps.sine) firGaborComplex<true>(inRe, inIm, re, im, n, taps);
+    else firGaborComplex<false>(inRe, inIm, re, im, n, taps);
 }
 
 void replicateEnds(float* block, int n, int pad) {

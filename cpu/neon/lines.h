@@ -77,6 +77,10 @@ private:
 struct GaborTaps {
     std::vector<float> c;
     std::vector<float> s;
+    /// False along an axis without frequency (0 or 90 degrees): every sine tap is below 1e-9 (at
+    /// 90 degrees cos(pi / 2) leaves them near 1e-17), the pass is a real Gaussian, and the
+    /// kernels skip the sine terms, which change no sum by more than 1e-8.
+    bool sine = true;
 };
 GaborTaps gaborTapsFloat(double sigma, double w);
 /// Complex FIR of a real block (horizontal Gabor pass): (re, im) = sum in[i-t] (c + i s)[t].

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/backend.h"
 #include "core/chain.h"
@@ -68,6 +69,32 @@ inline Difference compare(const ChainOutput& a, const ChainOutput& b) {
             if (a.complex && b.complex) v = std::max(v, double(std::abs(a.complexPlane.at(x, y) - b.complexPlane.at(x, y))));
             if (!(v <= d.worst)) d.worst = v;  // NaN propagates as a failure
             d.differ += v != 0;
+        }
+    return d;
+}
+
+/// 8-bit codes written `step` bytes apart in rows `stride` bytes apart (process8's Output8) into
+/// a buffer first filled with `fill`, against want(x, y): the largest difference, how many
+/// differ, and how many bytes between samples or past the rows were touched.
+struct CodeDifference {
+    int worst = 0;
+    int differ = 0;
+    int touched = 0;
+};
+template <class Want>
+CodeDifference compareCodes(const std::vector<std::uint8_t>& got, Size s, std::ptrdiff_t stride, int step,
+                            std::uint8_t fill, Want&& want) {
+    CodeDifference d;
+    for (int y = 0; y < s.h; ++y)
+        for (std::ptrdiff_t i = 0; i < stride; ++i) {
+            const int v = got[static_cast<std::size_t>(y * stride + i)];
+            if (i % step != 0 || i / step >= s.w) {
+                d.touched += v != fill;
+                continue;
+            }
+            const int diff = std::abs(v - int(want(static_cast<int>(i / step), y)));
+            d.worst = std::max(d.worst, diff);
+            d.differ += diff != 0;
         }
     return d;
 }

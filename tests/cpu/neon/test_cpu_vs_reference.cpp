@@ -120,15 +120,10 @@ TEST_P(Process8, MatchesEncodedProcess) {
                 const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(s.w) * step + 5;
                 std::vector<std::uint8_t> got(static_cast<std::size_t>(stride) * s.h, 7);
                 ASSERT_TRUE(b->process8(in.view(), Output8{got.data(), stride, step, e}));
-                int differ = 0, touched = 0;
-                for (int y = 0; y < s.h; ++y)
-                    for (std::ptrdiff_t i = 0; i < stride; ++i) {
-                        const std::uint8_t v = got[static_cast<std::size_t>(y * stride + i)];
-                        if (i % step == 0 && i / step < s.w) differ += v != want.at(static_cast<int>(i / step), y);
-                        else touched += v != 7;
-                    }
-                EXPECT_EQ(differ, 0) << b->name() << " " << GetParam() << " " << s.w << "x" << s.h << " step " << step;
-                EXPECT_EQ(touched, 0) << b->name() << " wrote between samples or past the row";
+                const test::CodeDifference d =
+                    test::compareCodes(got, s, stride, step, 7, [&](int x, int y) { return want.at(x, y); });
+                EXPECT_EQ(d.differ, 0) << b->name() << " " << GetParam() << " " << s.w << "x" << s.h << " step " << step;
+                EXPECT_EQ(d.touched, 0) << b->name() << " wrote between samples or past the row";
             }
         }
     }

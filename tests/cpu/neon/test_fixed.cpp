@@ -67,25 +67,16 @@ TEST_P(Fixed8, WithinOneCodeOfTheReference) {
             const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(c.size.w) * step + 3;
             std::vector<std::uint8_t> got(static_cast<std::size_t>(stride) * c.size.h, 7);
             ASSERT_TRUE(fast.process8(in.view(), Output8{got.data(), stride, step, chain.encoding()}));
-            int worst = 0, differ = 0, touched = 0;
-            for (int y = 0; y < c.size.h; ++y)
-                for (std::ptrdiff_t i = 0; i < stride; ++i) {
-                    const int v = got[static_cast<std::size_t>(y * stride + i)];
-                    if (i % step != 0 || i / step >= c.size.w) {
-                        touched += v != 7;
-                        continue;
-                    }
-                    const int d = std::abs(v - encode8(want.real.at(static_cast<int>(i / step), y), chain.encoding()));
-                    worst = std::max(worst, d);
-                    differ += d != 0;
-                }
-            EXPECT_LE(worst, 1) << text << " " << c.size.w << "x" << c.size.h << " step " << step;
-            EXPECT_EQ(touched, 0) << text << ": wrote between samples or past the row";
+            const test::CodeDifference d = test::compareCodes(got, c.size, stride, step, 7, [&](int x, int y) {
+                return encode8(want.real.at(x, y), chain.encoding());
+            });
+            EXPECT_LE(d.worst, 1) << text << " " << c.size.w << "x" << c.size.h << " step " << step;
+            EXPECT_EQ(d.touched, 0) << text << ": wrote between samples or past the row";
             // Rounding apart is rare: the error bound is 0.9 codes, the typical error far less.
             // (Measured: up to 6.8 % of codes, on noise at sigma 0.8, where the dropped tail is a
             // large part of the bound.)
             if (c.size.w * c.size.h >= 1000) {
-                EXPECT_LE(differ, c.size.w * c.size.h / 10) << text << ": " << differ << " codes differ";
+                EXPECT_LE(d.differ, c.size.w * c.size.h / 10) << text << ": " << d.differ << " codes differ";
             }
         }
     }
