@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 
 #include "cpu/neon/encode.h"
@@ -29,7 +30,8 @@ void magnitudeBlock(const float* re, const float* im, float* out, int n) {
 
 } // namespace
 
-CpuBackend::CpuBackend(int threads) : pool_(threads > 0 ? threads : defaultThreadCount()) {}
+CpuBackend::CpuBackend(int threads)
+    : pool_(threads > 0 ? threads : defaultThreadCount()), fixedAvx2_(fixedRunsAvx2()) {}
 CpuBackend::~CpuBackend() = default;
 
 Status CpuBackend::validate(const Chain& chain, const FrameFormat& format) const {
@@ -72,15 +74,14 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     sector_.reset(W, H);
     class_.reset(W, H);
     if (chain.complexOutput()) complex_.reset(W, H);
-    stack_.clear();
-    stack_.reserve(static_cast<std::size_t>(W) * H);
+    stack_.assign(static_cast<std::size_t>(W) * H, 0);
     return {};
 }
 
 std::vector<std::string> CpuBackend::kernels() const {
     std::vector<std::string> names;
     for (const auto& p : plans_) names.push_back(p.kernel);
-    if (fixed8_) names[0] += ", 8-bit output: blur.direct.fixed-q15";
+    if (fixed8_) names[0] += fixedAvx2_ ? ", 8-bit output: blur.direct.fixed-q15.avx2" : ", 8-bit output: blur.direct.fixed-q15";
     return names;
 }
 
@@ -150,7 +151,7 @@ void CpuBackend::blur8(const BlurPlan& plan, ImageView<const std::uint8_t> in, c
     // Bands of at least 4R rows: each band filters its 2R halo rows horizontally too.
     const int H = in.height, rows = std::max(bandRows(), 4 * (static_cast<int>(plan.fixedTaps.size()) - 1));
     pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
-        FixedBand band(in, plan.fixedTaps, scratch_[worker].fixed.data());
+        FixedBand band(in, plan.fixedTaps, scratch_[worker].fixed.data(), fixedAvx2_);
         for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) band.rowInto(y, out.data + y * out.stride, out.step);
     });
 }
@@ -438,33 +439,68 @@ void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
     trace();
 }
 
+namespace {
+
+/// Hysteresis's flood: pops pixels (y * W + x, already marked 3) from stack[0, top) and marks
+/// their weak or strong 8-neighbours in rows [y0, y1) with 3, pushing them in turn. Each pixel is
+/// pushed once, so the stack needs room for the rows' pixels.
+void flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::int32_t* stack, std::size_t top) {
+    while (top > 0) {
+        const int p = stack[--top];
+        const int px = p % W, py = p / W;
+        for (int ny = std::max(py - 1, y0); ny <= std::min(py + 1, y1 - 1); ++ny)
+            for (int nx = std::max(px - 1, 0); nx <= std::min(px + 1, W - 1); ++nx) {
+                std::uint8_t& n = c[ny * stride + nx];
+                if (n == 1 || n == 2) {
+                    n = 3;
+                    stack[top++] = ny * W + nx;
+                }
+            }
+    }
+}
+
+} // namespace
+
 void CpuBackend::trace() {
     const int W = format_.width, H = format_.height;
-    // Hysteresis: flood from each strong seed through weak pixels. Seeds are sparse, so rows are
-    // scanned with memchr (vectorised by the C library) rather than pixel by pixel.
     const std::ptrdiff_t stride = class_.stride();
     std::uint8_t* c = class_.data();
-    for (int y = 0; y < H; ++y) {
-        std::uint8_t* row = c + y * stride;
-        for (auto* seed = static_cast<std::uint8_t*>(std::memchr(row, 2, W)); seed;
-             seed = static_cast<std::uint8_t*>(std::memchr(seed + 1, 2, W - (seed + 1 - row)))) {
-            *seed = 3;
-            stack_.push_back(y * W + static_cast<int>(seed - row));
-            while (!stack_.empty()) {
-                const int p = stack_.back();
-                stack_.pop_back();
-                const int px = p % W, py = p / W;
-                for (int ny = std::max(py - 1, 0); ny <= std::min(py + 1, H - 1); ++ny)
-                    for (int nx = std::max(px - 1, 0); nx <= std::min(px + 1, W - 1); ++nx) {
-                        std::uint8_t& n = c[ny * stride + nx];
-                        if (n == 1 || n == 2) {
-                            n = 3;
-                            stack_.push_back(ny * W + nx);
-                        }
-                    }
+    std::int32_t* stack = stack_.data();
+    // Hysteresis marks every weak pixel 8-connected to a strong one; the set does not depend on
+    // the order of the floods. First each band of rows floods from its strong seeds within its
+    // own rows, in parallel, on the part of the stack at its rows' offset (one entry per pixel).
+    // Seeds are sparse, so rows are scanned with memchr (vectorised by the C library).
+    const int rows = bandRows(), bands = (H + rows - 1) / rows;
+    pool_.parallelFor(bands, [&](int band, int) {
+        const int y0 = band * rows, y1 = std::min(H, y0 + rows);
+        std::int32_t* own = stack + static_cast<std::ptrdiff_t>(y0) * W;
+        for (int y = y0; y < y1; ++y) {
+            std::uint8_t* row = c + y * stride;
+            for (auto* seed = static_cast<std::uint8_t*>(std::memchr(row, 2, W)); seed;
+                 seed = static_cast<std::uint8_t*>(std::memchr(seed + 1, 2, W - (seed + 1 - row)))) {
+                *seed = 3;
+                own[0] = y * W + static_cast<int>(seed - row);
+                flood(c, stride, W, y0, y1, own, 1);
+                if (seed + 1 >= row + W) break;
             }
-            if (seed + 1 >= row + W) break;
         }
+    });
+    // Then what crosses a band's edge: an edge pixel beside a weak one in the next band's first
+    // row or the previous band's last, flooded through the whole frame (every strong pixel is an
+    // edge by now, so only weak ones remain).
+    for (int band = 1; band < bands; ++band) {
+        const int y = band * rows;
+        std::uint8_t *above = c + (y - 1) * stride, *below = c + y * stride;
+        std::size_t top = 0;
+        for (int x = 0; x < W; ++x)
+            for (auto [from, to, ty] : {std::tuple(above, below, y), std::tuple(below, above, y - 1)})
+                if (from[x] == 3)
+                    for (int nx = std::max(x - 1, 0); nx <= std::min(x + 1, W - 1); ++nx)
+                        if (to[nx] == 1) {
+                            to[nx] = 3;
+                            stack[top++] = ty * W + nx;
+                        }
+        flood(c, stride, W, 0, H, stack, top);
     }
 }
 

@@ -31,7 +31,7 @@ public:
     Status process8(ImageView<const std::uint8_t> luma, const Output8& out) override;
 
     /// The kernel chosen for each configured stage, in order ("blur.recursive.yvv3", ...), with
-    /// the 8-bit one where process8 runs another.
+    /// the 8-bit one where process8 runs another (".avx2" where it runs at AVX2's width).
     std::vector<std::string> kernels() const;
     int threads() const { return pool_.size(); }
 
@@ -60,7 +60,7 @@ private:
     void cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec, bool keepStrength);
     /// Gabor energy edges from strength_ and sector_: suppression, then hysteresis.
     void suppressAndTrace(const EdgeSpec& spec);
-    /// Hysteresis on class_: 3 marks the edges.
+    /// Hysteresis on class_: 3 marks the edges. Banded over the workers, then what crosses bands.
     void trace();
     /// An edges stage up to class_ (3 marks the edges), from the stage's input.
     template <class Src>
@@ -79,12 +79,13 @@ private:
     FrameFormat format_;
     std::vector<StagePlan> plans_;
     bool fixed8_ = false;  // process8 runs blur8: the chain is one blur with fixed-point taps
+    bool fixedAvx2_;       // blur8 at AVX2's width (fixedRunsAvx2, read once)
     std::vector<Scratch> scratch_;  // one per worker thread
     Image<float> stageOut_[2];
     Image<float> rowPass_, re_, im_, gauss_, strength_;
     Image<std::uint8_t> sector_, class_;
     Image<Complex32> complex_;
-    std::vector<std::int32_t> stack_;
+    std::vector<std::int32_t> stack_;  // hysteresis's flood stacks: one entry per pixel
 };
 
 } // namespace striate::cpu

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
 #include "cpu/neon/neon.h"
+#if STRIATE_FIXED_AVX2
+#include "cpu/neon/fixed_avx2.h"
+#endif
 
 namespace striate::cpu {
 namespace {
@@ -14,8 +18,10 @@ constexpr int kVector = 8;   // int16 samples per 128-bit vector
 constexpr int kVectors = 4;  // vectors per step: independent accumulators, tap loads shared
 constexpr int kStep = kVector * kVectors;
 constexpr int kOne = 1 << 15;
+/// Rows are padded to whole steps of either width (avx2::kStep is twice kStep).
+constexpr int kPadding = 2 * kStep;
 
-int roundUp(int n) { return (n + kStep - 1) / kStep * kStep; }
+int roundUp(int n) { return (n + kPadding - 1) / kPadding * kPadding; }
 
 /// A rounding Q15 product by a tap broadcast to every lane: vqrdmulh. Its saturation (only
 /// -2^15 times -2^15) cannot occur here, so on x86 it is SSSE3's pmulhrsw, one instruction where
@@ -69,6 +75,15 @@ void splat(const std::vector<std::int16_t>& taps, int16x8_t* q) {
 
 } // namespace
 
+bool fixedRunsAvx2() {
+#if STRIATE_FIXED_AVX2
+    const char* disabled = std::getenv("STRIATE_CPU_DISABLE");
+    return avx2::available() && !(disabled && std::strstr(disabled, "AVX2"));
+#else
+    return false;
+#endif
+}
+
 std::vector<std::int16_t> fixedGaussianTaps(const std::vector<double>& taps) {
     const int R = static_cast<int>(taps.size()) - 1;
     // The shortest kernel whose pass is within kFixedPassBound of exact: taps beyond R' are
@@ -102,8 +117,9 @@ std::size_t FixedBand::workspaceShorts(int width, int radius) {
            + padded / 2;                                     // codes
 }
 
-FixedBand::FixedBand(ImageView<const std::uint8_t> in, const std::vector<std::int16_t>& taps, std::int16_t* workspace)
-    : in_(in), taps_(taps), radius_(static_cast<int>(taps.size()) - 1), paddedWidth_(roundUp(in.width)),
+FixedBand::FixedBand(ImageView<const std::uint8_t> in, const std::vector<std::int16_t>& taps, std::int16_t* workspace,
+                     bool avx2)
+    : in_(in), taps_(taps), avx2_(avx2), radius_(static_cast<int>(taps.size()) - 1), paddedWidth_(roundUp(in.width)),
       ring_(workspace), line_(workspace + static_cast<std::ptrdiff_t>(2 * radius_ + 1) * paddedWidth_),
       codes_(reinterpret_cast<std::uint8_t*>(line_ + paddedWidth_ + 2 * radius_)) {}
 
@@ -121,6 +137,9 @@ void FixedBand::horizontal(int y, std::int16_t* out) {
     for (; x < W; ++x) line[R + x] = static_cast<std::int16_t>(src[x] << kFixedShift);
     for (int i = R + W; i < n; ++i) line[i] = last;
 
+#if STRIATE_FIXED_AVX2
+    if (avx2_) return avx2::rowSums(line + R, taps_.data(), R, paddedWidth_, out);
+#endif
     int16x8_t q[kMaxFixedRadius + 1];
     splat(taps_, q);
     for (x = 0; x < paddedWidth_; x += kStep) {
@@ -140,12 +159,19 @@ void FixedBand::rowInto(int y, std::uint8_t* out, int step) {
     const std::int16_t* window[2 * kMaxFixedRadius + 1];
     for (int j = -R; j <= R; ++j) window[R + j] = slot(std::clamp(y + j, 0, H - 1));
 
+    const std::int16_t* const* w = window + R;  // w[j]: input row y + j
+    // Whole stores go straight to a plane's row; the last partial one, and every sample of an
+    // interleaved output, go through codes_.
+#if STRIATE_FIXED_AVX2
+    if (avx2_) {
+        const int direct = step == 1 ? W / avx2::kStore * avx2::kStore : 0;
+        avx2::columnCodes(w, taps_.data(), R, paddedWidth_, kFixedShift, out, direct, codes_);
+        return finishRow(out, step, direct);
+    }
+#endif
+    const int direct = step == 1 ? W / kVector * kVector : 0;
     int16x8_t q[kMaxFixedRadius + 1];
     splat(taps_, q);
-    const std::int16_t* const* w = window + R;  // w[j]: input row y + j
-    // Whole vectors go straight to a plane's row; the last partial one, and every sample of an
-    // interleaved output, go through codes_.
-    const int direct = step == 1 ? W / kVector * kVector : 0;
     for (int x = 0; x < paddedWidth_; x += kStep) {
         int16x8_t acc[kVectors];
         symmetricStep(q, R, [w, x](int i) { return std::pair(w[-i] + x, w[i] + x); }, acc);
@@ -154,6 +180,11 @@ void FixedBand::rowInto(int y, std::uint8_t* out, int step) {
             vst1_u8(at + kVector <= direct ? out + at : codes_ + at, codesOf(acc[v]));
         }
     }
+    finishRow(out, step, direct);
+}
+
+void FixedBand::finishRow(std::uint8_t* out, int step, int direct) const {
+    const int W = in_.width;
     if (step == 1) std::memcpy(out + direct, codes_ + direct, static_cast<std::size_t>(W - direct));
     else
         for (int x = 0; x < W; ++x) out[static_cast<std::ptrdiff_t>(x) * step] = codes_[x];

@@ -36,6 +36,11 @@ inline constexpr int kFixedShift = 6;
 /// Empty when no R' <= kMaxFixedRadius is.
 std::vector<std::int16_t> fixedGaussianTaps(const std::vector<double>& taps);
 
+/// Whether FixedBand runs at AVX2's width here: on x86 hosts whose CPU has AVX2, unless the
+/// environment's STRIATE_CPU_DISABLE names AVX2 (as OpenCV's OPENCV_CPU_DISABLE: `striate bench`
+/// sets both to compare at NEON's 128 bits). The codes are the same either way.
+bool fixedRunsAvx2();
+
 /// Both passes of the fixed-point direct Gaussian for one band of output rows, asked for in
 /// increasing order (as FirBand): the horizontal pass of each input row once, into a ring of the
 /// last 2R + 1 rows of Q6 samples, and the vertical pass from the ring, rounded to 8 bits.
@@ -45,18 +50,23 @@ class FixedBand {
 public:
     /// Int16 samples the workspace holds.
     static std::size_t workspaceShorts(int width, int radius);
-    FixedBand(ImageView<const std::uint8_t> in, const std::vector<std::int16_t>& taps, std::int16_t* workspace);
+    /// avx2: the inner loops at 256 bits (fixedRunsAvx2()).
+    FixedBand(ImageView<const std::uint8_t> in, const std::vector<std::int16_t>& taps, std::int16_t* workspace,
+              bool avx2 = false);
     /// Writes output row y (0 <= y < height, not below the previous call's y): width samples,
     /// `step` bytes apart.
     void rowInto(int y, std::uint8_t* out, int step);
 
 private:
     void horizontal(int y, std::int16_t* out);
+    /// Copies the row's codes from codes_ past the first `direct`, which are in place.
+    void finishRow(std::uint8_t* out, int step, int direct) const;
 
     ImageView<const std::uint8_t> in_;
     const std::vector<std::int16_t>& taps_;
+    bool avx2_;
     int radius_;
-    int paddedWidth_;  // width rounded up to whole steps of four vectors
+    int paddedWidth_;  // width rounded up to whole steps of four vectors of either width
     std::int16_t* ring_;
     std::int16_t* line_;
     std::uint8_t* codes_;  // one output row when it cannot be stored in place

@@ -3,6 +3,7 @@
 // of the 16-line block.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -136,6 +137,43 @@ INSTANTIATE_TEST_SUITE_P(Outputs, Process8,
                                            "edges output=overlay", "edges output=strength",
                                            "blur sigma=1 ! edges output=overlay",
                                            "edges method=gabor sigma=2 wavelength=6 low-threshold=0.02"));
+
+// Hysteresis runs per band of rows, then floods what crosses the bands' edges. Two faint
+// contours, strong only where their contrast rises at the bottom: a bar spanning all four bands
+// (strong in the last), and a circle on the first band's edge (strong below it), whose top arc
+// is reached only by leaving that band and coming back on both sides. Every pixel is as the
+// reference's single flood marks it.
+TEST(CpuBackend, HysteresisFollowsEdgesAcrossBands) {
+    const Size size{64, 240};  // two threads: four bands of 60 rows
+    auto rise = [](double t) {  // 0 to 1, smoothly
+        t = std::clamp(t, 0.0, 1.0);
+        return t * t * (3 - 2 * t);
+    };
+    Image<std::uint8_t> in(size.w, size.h);
+    for (int y = 0; y < size.h; ++y)
+        for (int x = 0; x < size.w; ++x) {
+            const double bar = x >= 8 && x < 14 && y < 236 ? 20 + 130 * rise((y - 200) / 30.0) : 0;
+            const double cover = std::clamp(20.5 - std::hypot(x - 38.0, y - 60.0), 0.0, 1.0);
+            const double circle = cover * (20 + 130 * rise((y - 66) / 12.0));
+            in.at(x, y) = static_cast<std::uint8_t>(std::lround(100 + std::max(bar, circle)));
+        }
+    Chain chain;
+    ASSERT_TRUE(parseChain("edges sigma=1 low-threshold=0.01 high-threshold=0.1", &chain));
+    reference::ReferenceBackend ref;
+    cpu::CpuBackend fast(2);
+    ChainOutput a, b;
+    for (Backend* be : {static_cast<Backend*>(&ref), static_cast<Backend*>(&fast)})
+        ASSERT_TRUE(be->configure(chain, FrameFormat{size.w, size.h}));
+    ASSERT_TRUE(ref.process(in.view(), &a));
+    ASSERT_TRUE(fast.process(in.view(), &b));
+    EXPECT_EQ(test::compare(a, b).differ, 0);
+    // Not vacuous: both contours are edges in the first band, where neither is strong.
+    int bar = 0, arc = 0;
+    for (int y = 0; y < 60; ++y)
+        for (int x = 0; x < size.w; ++x) (x < 16 ? bar : arc) += b.real.at(x, y) == 1.0f;
+    EXPECT_GT(bar, 80);
+    EXPECT_GT(arc, 30);
+}
 
 TEST(CpuBackend, RejectsMismatchedFramesAndBadSizes) {
     cpu::CpuBackend b(1);

@@ -117,18 +117,42 @@ TEST(Fixed8, FlatInputComesOutUnchanged) {
     }
 }
 
+// The AVX2 steps (x86 hosts whose CPU has it) against the 128-bit ones, which the cases above
+// hold to the reference where AVX2 is not run: the same code for every sample.
+TEST(Fixed8, Avx2StepsWriteThe128BitCodes) {
+    if (!cpu::fixedRunsAvx2()) GTEST_SKIP() << "this build or CPU does not run AVX2 (x86 hosts only), or STRIATE_CPU_DISABLE names it";
+    for (double sigma : {0.5, 1.0, 2.0, 4.5, 11.0}) {
+        const std::vector<std::int16_t> taps = cpu::fixedGaussianTaps(gaussianTaps(sigma));
+        const int R = static_cast<int>(taps.size()) - 1;
+        for (Size size : {Size{1, 1}, Size{31, 5}, Size{33, 40}, Size{131, 67}, Size{203, 29}}) {
+            const Image<std::uint8_t> in = test::noise(size, 3);
+            for (int step : {1, 3}) {
+                const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(size.w) * step + 5;
+                std::vector<std::uint8_t> narrow(static_cast<std::size_t>(stride) * size.h, 7), wide = narrow;
+                std::vector<std::int16_t> workspace(cpu::FixedBand::workspaceShorts(size.w, R));
+                cpu::FixedBand a(in.view(), taps, workspace.data(), false);
+                for (int y = 0; y < size.h; ++y) a.rowInto(y, narrow.data() + y * stride, step);
+                cpu::FixedBand b(in.view(), taps, workspace.data(), true);
+                for (int y = 0; y < size.h; ++y) b.rowInto(y, wide.data() + y * stride, step);
+                ASSERT_EQ(narrow, wide) << "sigma " << sigma << " " << size.w << "x" << size.h << " step " << step;
+            }
+        }
+    }
+}
+
 TEST(Fixed8, KernelsNameThe8BitPath) {
     Chain chain;
     ASSERT_TRUE(parseChain("blur sigma=2", &chain));
     cpu::CpuBackend fast(1);
     ASSERT_TRUE(fast.configure(chain, FrameFormat{16, 16}));
-    EXPECT_EQ(fast.kernels()[0], "blur.direct.fir-symmetric, 8-bit output: blur.direct.fixed-q15");
+    const std::string fixed = cpu::fixedRunsAvx2() ? "blur.direct.fixed-q15.avx2" : "blur.direct.fixed-q15";
+    EXPECT_EQ(fast.kernels()[0], "blur.direct.fir-symmetric, 8-bit output: " + fixed);
     ASSERT_TRUE(parseChain("blur sigma=12 method=direct", &chain));
     ASSERT_TRUE(fast.configure(chain, FrameFormat{16, 16}));
     EXPECT_EQ(fast.kernels()[0], "blur.direct.fir-symmetric");
     ASSERT_TRUE(parseChain("blur sigma=4", &chain));
     ASSERT_TRUE(fast.configure(chain, FrameFormat{16, 16}));
-    EXPECT_EQ(fast.kernels()[0], "blur.recursive.yvv3, 8-bit output: blur.direct.fixed-q15");
+    EXPECT_EQ(fast.kernels()[0], "blur.recursive.yvv3, 8-bit output: " + fixed);
     ASSERT_TRUE(parseChain("blur sigma=10", &chain));
     ASSERT_TRUE(fast.configure(chain, FrameFormat{16, 16}));
     EXPECT_EQ(fast.kernels()[0], "blur.recursive.yvv3");
