@@ -77,7 +77,9 @@ Status GaborSpec::validate() const {
 
 GaborMethod GaborSpec::resolvedMethod() const {
     if (method != GaborMethod::Auto) return method;
-    return sigma < kAutoDirectBelowSigma ? GaborMethod::Direct : GaborMethod::Recursive;
+    const bool alongAxis = orientations == 1 && std::remainder(orientation, 90.0) == 0.0;
+    return sigma < (alongAxis ? kAutoAxisGaborDirectBelowSigma : kAutoDirectBelowSigma) ? GaborMethod::Direct
+                                                                                        : GaborMethod::Recursive;
 }
 
 Status EdgeSpec::validate() const {
@@ -101,7 +103,9 @@ GaborSpec EdgeSpec::bankMember(int k) const {
     g.orientations = 1;
     g.output = GaborOutput::Complex;
     g.removeDc = true;
-    g.method = GaborMethod::Auto;
+    // One method for the whole bank: auto's rule for banks (members at 0 and 90 degrees alone
+    // would take the direct method up to a higher sigma).
+    g.method = sigma < kAutoDirectBelowSigma ? GaborMethod::Direct : GaborMethod::Recursive;
     return g;
 }
 

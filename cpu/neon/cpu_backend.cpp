@@ -28,6 +28,16 @@ void magnitudeBlock(const float* re, const float* im, float* out, int n) {
     }
 }
 
+/// magnitudeBlock along a row of n samples.
+void magnitudeRow(const float* re, const float* im, float* out, int n) {
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t r = vld1q_f32(re + i), m = vld1q_f32(im + i);
+        vst1q_f32(out + i, sqrtq(vaddq_f32(vmulq_f32(r, r), vmulq_f32(m, m))));
+    }
+    for (; i < n; ++i) out[i] = std::sqrt(re[i] * re[i] + im[i] * im[i]);
+}
+
 } // namespace
 
 CpuBackend::CpuBackend(int threads)
@@ -60,6 +70,9 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
         for (const BlurPlan* b : {&p.blur, &p.gabor.dcBlur})
             if (b->method == BlurMethod::Direct && !b->taps.empty() && banded(*b))
                 ring = std::max(ring, FirBand<float>::workspaceFloats(W, static_cast<int>(b->taps.size()) - 1));
+    for (const StagePlan& p : plans_)
+        for (const GaborOrientationPlan& o : p.gabor.bank)
+            if (rowWise(o)) ring = std::max(ring, GaborBand<float>::workspaceFloats(W, static_cast<int>(o.across.size()) - 1));
     fixed8_ = chain.stages.size() == 1 && std::holds_alternative<BlurSpec>(chain.stages[0]) &&
               !plans_[0].blur.fixedTaps.empty();
     const std::size_t fixed =
@@ -90,8 +103,12 @@ int CpuBackend::bandRows() const {
     return std::max(kLanes, (format_.height + bands - 1) / bands);
 }
 
-bool CpuBackend::banded(const BlurPlan& plan) const {
-    return 8 * (static_cast<int>(plan.taps.size()) - 1) <= bandRows();
+bool CpuBackend::banded(const BlurPlan& plan) const { return bandedRadius(static_cast<int>(plan.taps.size()) - 1); }
+
+bool CpuBackend::bandedRadius(int radius) const { return 8 * radius <= bandRows(); }
+
+bool CpuBackend::rowWise(const GaborOrientationPlan& o) const {
+    return !o.across.empty() && bandedRadius(static_cast<int>(o.across.size()) - 1);
 }
 
 template <class Src>
@@ -157,11 +174,56 @@ void CpuBackend::blur8(const BlurPlan& plan, ImageView<const std::uint8_t> in, c
 }
 
 template <class Src>
+void CpuBackend::gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
+                           ImageView<float> out) {
+    const int W = in.width, H = in.height, rows = bandRows();
+    pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
+        Scratch& s = scratch_[worker];
+        GaborBand<Src> band(in, o.along, o.across, o.alongX, s.ring.data());
+        float *re = s.block[0].data(), *im = s.block[1].data(), *m = s.block[2].data();
+        for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) {
+            band.rowInto(y, re, im);
+            float* dst = out.row(y);
+            switch (plan.sink) {
+            case GaborSink::Real: std::copy(re, re + W, dst); break;
+            case GaborSink::Imaginary: std::copy(im, im + W, dst); break;
+            case GaborSink::Phase:
+                for (int x = 0; x < W; ++x) dst[x] = std::atan2(im[x], re[x]);
+                break;
+            case GaborSink::Complex:
+                std::copy(re, re + W, re_.row(y));
+                std::copy(im, im + W, im_.row(y));
+                magnitudeRow(re, im, dst, W);
+                break;
+            case GaborSink::Magnitude: magnitudeRow(re, im, dst, W); break;
+            case GaborSink::MaxMagnitude:
+            case GaborSink::MaxEnergy: {
+                magnitudeRow(re, im, m, W);
+                std::uint8_t* sec = sector_.row(y);
+                for (int x = 0; x < W; ++x)
+                    if (first || clearlyGreater(m[x], dst[x])) {
+                        dst[x] = m[x];
+                        if (plan.sink == GaborSink::MaxEnergy) sec[x] = o.sector;
+                    }
+                break;
+            }
+            }
+        }
+    });
+}
+
+template <class Src>
 void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out) {
     const int W = in.width, H = in.height;
-    if (plan.removeDc) blur(plan.dcBlur, in, gauss_.view());
+    // Row-wise orientations remove the DC in their taps; the others subtract a blurred plane.
+    if (plan.removeDc && !std::all_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); }))
+        blur(plan.dcBlur, in, gauss_.view());
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
+        if (rowWise(o)) {
+            gaborRows(plan, o, k == 0, in, out);
+            continue;
+        }
         pool_.parallelFor(groups(H), [&](int g, int worker) {
             Scratch& s = scratch_[worker];
             float* x = s.block[0].data();

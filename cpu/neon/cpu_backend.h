@@ -46,6 +46,9 @@ private:
     /// Whether a direct blur runs banded (FirBand): where the horizontal pass each band repeats
     /// for its halo (2R rows) stays within a quarter of the band.
     bool banded(const BlurPlan& plan) const;
+    bool bandedRadius(int radius) const;
+    /// Whether an orientation runs row-wise (GaborBand): it separates into real passes and is banded.
+    bool rowWise(const GaborOrientationPlan& o) const;
     template <class Src>
     void runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
@@ -54,6 +57,11 @@ private:
     void blur8(const BlurPlan& plan, ImageView<const std::uint8_t> in, const Output8& out);
     template <class Src>
     void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
+    /// One row-wise orientation of a Gabor stage, banded, into the plan's sink (first: the
+    /// bank's first member, which a running maximum starts from).
+    template <class Src>
+    void gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
+                   ImageView<float> out);
     /// Canny: smoothing, then gradient and suppression fused per band (a banded smoothing fused
     /// too), then hysteresis.
     template <class Src>

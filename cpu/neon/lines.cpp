@@ -108,18 +108,25 @@ inline void symmetricTaps(const float* c, float* out, const std::vector<float>& 
     for (int q = 0; q < N; ++q) vst1q_f32(out + 4 * q, acc[q]);
 }
 
+/// A row as unit floats with R replicated samples on each side, in line (W + 2R floats); returns
+/// its first sample.
 template <class T>
-void firRowImpl(const T* in, int W, const std::vector<float>& taps, float* line, float* out) {
-    const int R = static_cast<int>(taps.size()) - 1;
+const float* padRow(const T* in, int W, int R, float* line) {
     for (int i = 0; i < R; ++i) line[i] = loadScalar(in);
     int x = 0;
     for (; x + 16 <= W; x += 16) loadLane16(in + x, line + R + x);
     for (; x + 4 <= W; x += 4) vst1q_f32(line + R + x, loadLane4(in + x));
     for (; x < W; ++x) line[R + x] = loadScalar(in + x);
     for (int i = 0; i < R; ++i) line[R + W + i] = loadScalar(in + W - 1);
-    const float* c = line + R;
+    return line + R;
+}
+
+template <class T>
+void firRowImpl(const T* in, int W, const std::vector<float>& taps, float* line, float* out) {
+    const int R = static_cast<int>(taps.size()) - 1;
+    const float* c = padRow(in, W, R, line);
+    int x = 0;
     auto pair = [&](int k, int i) { return vaddq_f32(vld1q_f32(c + x + i - k), vld1q_f32(c + x + i + k)); };
-    x = 0;
     for (; x + 16 <= W; x += 16) symmetricTaps<4>(c + x, out + x, taps, pair);
     for (; x + 4 <= W; x += 4) symmetricTaps<1>(c + x, out + x, taps, pair);
     for (; x < W; ++x) {
@@ -155,6 +162,76 @@ void firColumnRow(const float* const* window, int W, const std::vector<float>& t
             out[x] = acc;
         }
     }
+}
+
+namespace {
+
+/// N vectors of the complex FIR at x: before(k, i) and after(k, i) load the samples k before and
+/// after output x + i. The order of operations is firGaborReal's.
+template <int N, class Before, class After>
+inline void complexTaps(const float* x, float* re, float* im, const GaborTaps& taps, Before before, After after) {
+    const int R = static_cast<int>(taps.c.size()) - 1;
+    float32x4_t accR[N], accI[N];
+    for (int q = 0; q < N; ++q) {
+        accR[q] = vmulq_n_f32(vld1q_f32(x + 4 * q), taps.c[0]);
+        accI[q] = vdupq_n_f32(0.0f);
+    }
+    for (int k = 1; k <= R; ++k)
+        for (int q = 0; q < N; ++q) {
+            const float32x4_t a = before(k, 4 * q), b = after(k, 4 * q);
+            accR[q] = vmlaq_n_f32(accR[q], vaddq_f32(a, b), taps.c[k]);
+            accI[q] = vmlaq_n_f32(accI[q], vsubq_f32(a, b), taps.s[k]);
+        }
+    for (int q = 0; q < N; ++q) {
+        vst1q_f32(re + 4 * q, accR[q]);
+        vst1q_f32(im + 4 * q, accI[q]);
+    }
+}
+
+/// Samples [x0, x1) of the complex FIR: centre(x) the sample at x, at(k, x) the one k away
+/// (negative k: before).
+template <class Centre, class At>
+void complexSpan(int x0, int x1, const GaborTaps& taps, Centre centre, At at, float* re, float* im) {
+    const int R = static_cast<int>(taps.c.size()) - 1;
+    int x = x0;
+    auto before = [&](int k, int i) { return vld1q_f32(at(-k, x + i)); };
+    auto after = [&](int k, int i) { return vld1q_f32(at(k, x + i)); };
+    for (; x + 16 <= x1; x += 16) complexTaps<4>(centre(x), re + x, im + x, taps, before, after);
+    for (; x + 4 <= x1; x += 4) complexTaps<1>(centre(x), re + x, im + x, taps, before, after);
+    for (; x < x1; ++x) {
+        float accR = *centre(x) * taps.c[0], accI = 0.0f;
+        for (int k = 1; k <= R; ++k) {
+            const float a = *at(-k, x), b = *at(k, x);
+            accR += (a + b) * taps.c[k];
+            accI += (a - b) * taps.s[k];
+        }
+        re[x] = accR;
+        im[x] = accI;
+    }
+}
+
+template <class T>
+void firRowComplexImpl(const T* in, int W, const GaborTaps& taps, float* line, float* re, float* im) {
+    const float* c = padRow(in, W, static_cast<int>(taps.c.size()) - 1, line);
+    complexSpan(0, W, taps, [c](int x) { return c + x; }, [c](int k, int x) { return c + x + k; }, re, im);
+}
+
+} // namespace
+
+void firRowComplex(const float* in, int width, const GaborTaps& taps, float* line, float* re, float* im) {
+    firRowComplexImpl(in, width, taps, line, re, im);
+}
+void firRowComplex(const std::uint8_t* in, int width, const GaborTaps& taps, float* line, float* re, float* im) {
+    firRowComplexImpl(in, width, taps, line, re, im);
+}
+
+void firColumnRowComplex(const float* const* window, int W, const GaborTaps& taps, float* re, float* im) {
+    const int R = static_cast<int>(taps.c.size()) - 1;
+    const float* c = window[R];
+    constexpr int kChunk = 256;  // as firColumnRow
+    for (int x0 = 0; x0 < W; x0 += kChunk)
+        complexSpan(x0, std::min(W, x0 + kChunk), taps, [c](int x) { return c + x; },
+                    [window, R](int k, int x) { return window[R + k] + x; }, re, im);
 }
 
 void firRows(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
@@ -193,6 +270,38 @@ void FirBand<T>::rowInto(int y, float* out) {
 
 template class FirBand<float>;
 template class FirBand<std::uint8_t>;
+
+template <class T>
+GaborBand<T>::GaborBand(ImageView<const T> in, const GaborTaps& along, const std::vector<float>& across, bool alongX,
+                        float* workspace)
+    : in_(in), along_(along), across_(across), alongX_(alongX), radius_(static_cast<int>(across.size()) - 1),
+      ringRe_(workspace), ringIm_(workspace + FirBand<T>::ringFloats(in.width, radius_)),
+      line_(ringIm_ + FirBand<T>::ringFloats(in.width, radius_)) {}
+
+template <class T>
+void GaborBand<T>::rowInto(int y, float* re, float* im) {
+    const int R = radius_, H = in_.height, W = in_.width;
+    const std::ptrdiff_t lines = 2 * R + 1;
+    auto slot = [&](float* ring, int r) { return ring + (r % lines) * static_cast<std::ptrdiff_t>(W); };
+    if (next_ < 0) next_ = std::max(y - R, 0);
+    for (; next_ <= std::min(y + R, H - 1); ++next_) {
+        if (alongX_) firRowComplex(in_.row(next_), W, along_, line_, slot(ringRe_, next_), slot(ringIm_, next_));
+        else firRow(in_.row(next_), W, across_, line_, slot(ringRe_, next_));
+    }
+    for (int j = -R; j <= R; ++j) {
+        windowRe_[R + j] = slot(ringRe_, clampIndex(y + j, H));
+        windowIm_[R + j] = slot(ringIm_, clampIndex(y + j, H));
+    }
+    if (alongX_) {
+        firColumnRow(windowRe_, W, across_, re);
+        firColumnRow(windowIm_, W, across_, im);
+    } else {
+        firColumnRowComplex(windowRe_, W, along_, re, im);
+    }
+}
+
+template class GaborBand<float>;
+template class GaborBand<std::uint8_t>;
 
 GaborTaps gaborTapsFloat(double sigma, double w) {
     const std::vector<Complex64> t = gaborTaps(sigma, w);

@@ -88,6 +88,43 @@ void firGaborRealBlock(const float* in, float* re, float* im, int n, const Gabor
 /// Complex FIR of a complex block (vertical Gabor pass), in place.
 void firGaborComplexBlock(const float* inRe, const float* inIm, float* re, float* im, int n, const GaborTaps& taps);
 
+/// The complex passes of a direct Gabor scheduled row-wise, as firRow and firColumnRow: cosine
+/// taps symmetric, sine taps antisymmetric, so re = c[0] x + sum c[k] (a + b) and
+/// im = sum s[k] (a - b), a and b the samples k before and after (as firGaborRealBlock).
+void firRowComplex(const float* in, int width, const GaborTaps& taps, float* line, float* re, float* im);
+void firRowComplex(const std::uint8_t* in, int width, const GaborTaps& taps, float* line, float* re, float* im);
+void firColumnRowComplex(const float* const* window, int width, const GaborTaps& taps, float* re, float* im);
+
+/// The direct Gabor at an orientation with one axis free of frequency (0 or 90 degrees), for one
+/// band of output rows asked for in increasing order, as FirBand: a complex pass along the axis
+/// with the frequency (`along`) and a real one across it (`across`), the horizontal pass of each
+/// input row once into rings of the last 2R + 1 rows, no transposes. Both tap sets have radius R.
+template <class T>
+class GaborBand {
+public:
+    static std::size_t workspaceFloats(int width, int radius) {
+        return 2 * FirBand<T>::ringFloats(width, radius) + static_cast<std::size_t>(width + 2 * radius);
+    }
+    /// alongX: the frequency is along x (0 degrees: complex rows, real columns), else along y.
+    GaborBand(ImageView<const T> in, const GaborTaps& along, const std::vector<float>& across, bool alongX,
+              float* workspace);
+    /// Writes output row y (0 <= y < height, not below the previous call's y): width samples each.
+    void rowInto(int y, float* re, float* im);
+
+private:
+    ImageView<const T> in_;
+    const GaborTaps& along_;
+    const std::vector<float>& across_;
+    bool alongX_;
+    int radius_;
+    float* ringRe_;
+    float* ringIm_;  // alongX only: the imaginary part of the horizontal pass
+    float* line_;
+    const float* windowRe_[2 * kMaxFirRadius + 1];
+    const float* windowIm_[2 * kMaxFirRadius + 1];
+    int next_ = -1;
+};
+
 /// Fills the `pad` samples before and after a line of n samples (which starts `pad` samples into
 /// the block) with copies of its first and last sample.
 void replicateEnds(float* block, int n, int pad);

@@ -44,9 +44,26 @@ GaborPlan planBank(const GaborSpec& spec, const std::vector<double>& orientation
             o.tx = gaborTapsFloat(spec.sigma, w.wx);
             o.ty = gaborTapsFloat(spec.sigma, w.wy);
         }
-        if (spec.removeDc)
-            o.dcGain = static_cast<float>(gaborAxisDcGain(spec.sigma, w.wx, p.recursive) *
-                                          gaborAxisDcGain(spec.sigma, w.wy, p.recursive));
+        const double dcGain = spec.removeDc ? gaborAxisDcGain(spec.sigma, w.wx, p.recursive) *
+                                                  gaborAxisDcGain(spec.sigma, w.wy, p.recursive)
+                                            : 0.0;
+        o.dcGain = static_cast<float>(dcGain);
+        if (!p.recursive && (!o.ty.sine || !o.tx.sine)) {
+            o.alongX = !o.ty.sine;
+            const GaborTaps& free = o.alongX ? o.ty : o.tx;
+            // (c - K g) along, g across: the Gabor less K times the Gaussian, where the free
+            // axis's taps are the Gaussian's (its frequency is 0, or a cosine of 1 in double).
+            if (!spec.removeDc || free.c == p.dcBlur.taps) {
+                const std::vector<Complex64> t = gaborTaps(spec.sigma, o.alongX ? w.wx : w.wy);
+                const std::vector<double> g = gaussianTaps(spec.sigma);
+                const int R = static_cast<int>(g.size()) - 1;
+                for (int k = 0; k <= R; ++k) {
+                    o.along.c.push_back(static_cast<float>(t[R + k].real() - dcGain * g[k]));
+                    o.along.s.push_back(static_cast<float>(t[R + k].imag()));
+                }
+                o.across = free.c;
+            }
+        }
         p.bank.push_back(o);
     }
     return p;

@@ -39,6 +39,13 @@ struct GaborOrientationPlan {
     GaborTaps tx, ty;         // direct
     float dcGain = 0;         // K_x K_y when the DC is removed, else 0
     std::uint8_t sector = 0;  // edge bank: NMS sector of this orientation
+    /// Direct, with one axis free of frequency (0 or 90 degrees): a complex pass along the other
+    /// axis (`along`: its cosine taps less K_x K_y times the Gaussian's, which removes the DC
+    /// without a blurred plane, since the free axis's taps are the Gaussian's) and a real one
+    /// across (`across`), row-wise (GaborBand). Empty `across` otherwise.
+    GaborTaps along;
+    std::vector<float> across;
+    bool alongX = true;  // the frequency is along x
 };
 
 struct GaborPlan {

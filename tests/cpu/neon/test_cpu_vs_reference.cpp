@@ -90,6 +90,18 @@ std::vector<Case> cases() {
                            "edges", "edges output=strength", "edges sigma=0.6 low-threshold=0.01 output=overlay",
                            "blur sigma=1 ! edges sigma=1.2 output=strength", "gabor sigma=1.5 wavelength=5 method=direct"})
         for (Size s : {Size{203, 257}, Size{61, 480}}) out.push_back({ch, s});
+    // The same frames for the row-wise Gabor (GaborBand: 0 and 90 degrees, direct): every output,
+    // the DC folded into the taps or not, banks mixing row-wise members with others, float input,
+    // a wavelength of 2 (both axes free of sine terms), and the Gabor energy edges.
+    for (const char* ch : {"gabor sigma=1.5 wavelength=5 orientation=90 output=complex method=direct",
+                           "gabor sigma=1.5 wavelength=5 output=complex remove-dc=false method=direct",
+                           "gabor sigma=1.5 wavelength=5 orientation=90 output=imaginary method=direct",
+                           "gabor sigma=1.5 wavelength=2 output=real method=direct",
+                           "gabor sigma=1.5 wavelength=4 orientations=2 method=direct",
+                           "gabor sigma=1.5 wavelength=4 orientations=4 method=direct",
+                           "blur sigma=1 ! gabor sigma=1.5 wavelength=6 orientation=90 method=direct",
+                           "edges method=gabor sigma=1.5 wavelength=5 orientations=4"})
+        for (Size s : {Size{203, 257}, Size{61, 480}}) out.push_back({ch, s});
     return out;
 }
 
