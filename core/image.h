@@ -85,6 +85,10 @@ inline std::uint8_t lumaOf(std::uint8_t r, std::uint8_t g, std::uint8_t b) {
     return static_cast<std::uint8_t>((19595 * r + 38470 * g + 7471 * b + 32768) >> 16);
 }
 
+/// A 16-bit grey sample (GRAY16_LE input) to the nearest 8-bit code, round(v / 257): the
+/// backends filter 8-bit luma, and 257 maps 0..255 onto 0..65535 as the 16-bit output does.
+inline std::uint8_t code8Of16(std::uint16_t v) { return static_cast<std::uint8_t>((v + 128) / 257); }
+
 /// Copies a view into a new image of the same element type.
 template <class T>
 Image<std::remove_const_t<T>> copyOf(ImageView<T> v) {

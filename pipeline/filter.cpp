@@ -54,8 +54,8 @@ struct FilterState {
     GstVideoInfo out{};
     Chain chain;
     std::unique_ptr<Backend> backend;  // luma, or every full-size plane of a colour blur
-    std::unique_ptr<Backend> chroma;   // striateblur on NV12 / I420: the half-size chroma planes
-    Image<std::uint8_t> luma;          // luma of RGB input, or one channel of a colour blur
+    std::unique_ptr<Backend> chroma;   // striateblur on NV12 / NV21 / I420: the half-size chroma planes
+    Image<std::uint8_t> luma;          // luma of packed, 16-bit or RGB input
     Image<std::uint8_t> channel;
     std::optional<BackendKind> warnedFor;  // the request whose fallback was already reported
     bool gpuFailed = false;  // a GPU backend failed while running: cpu until the properties change
@@ -81,9 +81,11 @@ using namespace striate;
 
 enum { PROP_0, PROP_BACKEND, PROP_BOARD, PROP_ACTIVE_BACKEND };
 
-constexpr const char* kSinkFormats = "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx }";
+// System memory in: grey (8 and 16 bits), planar and semi-planar YUV, packed 4:2:2 (what
+// webcams deliver; the luma is read in place), RGB. GL memory in: the first seven (gl_chain.cpp).
+constexpr const char* kSinkFormats = "{ GRAY8, NV12, NV21, I420, YUY2, UYVY, YVYU, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
 constexpr const char* kGreyFormats = "{ GRAY8, GRAY16_LE }";
-constexpr const char* kBlurSrcFormats = "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
+constexpr const char* kBlurSrcFormats = "{ GRAY8, NV12, NV21, I420, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
 
 FilterState* stateOf(GstStriateFilter* f) {
     return static_cast<GstStriateFilterPrivate*>(gst_striate_filter_get_instance_private(f))->state;
@@ -94,6 +96,23 @@ bool keepsFormat(GstBaseTransform* t) { return GST_STRIATE_FILTER_GET_CLASS(t)->
 bool isRgb(GstVideoFormat f) {
     return f == GST_VIDEO_FORMAT_RGBA || f == GST_VIDEO_FORMAT_BGRA || f == GST_VIDEO_FORMAT_RGBx ||
            f == GST_VIDEO_FORMAT_BGRx;
+}
+
+bool isPacked422(GstVideoFormat f) {
+    return f == GST_VIDEO_FORMAT_YUY2 || f == GST_VIDEO_FORMAT_UYVY || f == GST_VIDEO_FORMAT_YVYU;
+}
+
+/// The formats striateblur outputs as they came in, every plane or channel blurred: RGB and the
+/// 4:2:0 YUV formats (their chroma planes are the luma's half size both ways). Packed 4:2:2's
+/// chroma is half size across only, which an isotropic blur cannot follow: it gives grey out.
+bool passesThrough(GstVideoFormat f) {
+    return isRgb(f) || f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_NV21 || f == GST_VIDEO_FORMAT_I420;
+}
+
+/// Whether the luma is plane 0 as it is (8-bit grey and the planar YUV formats).
+bool lumaInPlace(GstVideoFormat f) {
+    return f == GST_VIDEO_FORMAT_GRAY8 || f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_NV21 ||
+           f == GST_VIDEO_FORMAT_I420;
 }
 
 GValue formatList(std::initializer_list<const char*> formats) {
@@ -130,7 +149,8 @@ GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* 
                 gst_structure_free(s);
                 continue;
             }
-            formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"});
+            formats = formatList({"GRAY8", "NV12", "NV21", "I420", "YUY2", "UYVY", "YVYU", "RGBA", "BGRA", "RGBx", "BGRx",
+                                  "GRAY16_LE"});
         } else {
             const char* same = gst_structure_get_string(s, "format");
             const bool fixedFormat = same && gst_structure_has_field_typed(s, "format", G_TYPE_STRING);
@@ -143,9 +163,10 @@ GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* 
 #endif
             if (!keepsFormat(t)) formats = formatList({"GRAY8", "GRAY16_LE"});
             // striateblur prefers to keep the input format: it comes first in the list.
-            else if (fixedFormat)
+            else if (fixedFormat && passesThrough(gst_video_format_from_string(same)))
                 formats = formatList({same, "GRAY8", "GRAY16_LE"});
-            else formats = formatList({"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
+            else if (fixedFormat) formats = formatList({"GRAY8", "GRAY16_LE"});
+            else formats = formatList({"GRAY8", "NV12", "NV21", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
         }
         gst_structure_take_value(s, "format", &formats);
         gst_structure_remove_field(s, "texture-target");  // GstGL's field means nothing in system memory
@@ -266,7 +287,8 @@ bool ensureConfigured(GstStriateFilter* f) {
     const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
     const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
     const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
-                            (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_I420);
+                            (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_NV21 ||
+                             inFormat == GST_VIDEO_FORMAT_I420);
     const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
     if (!rebuild) {
         // Only the stage's values changed: the running backends are configured again in place,
@@ -320,7 +342,7 @@ bool ensureConfigured(GstStriateFilter* f) {
         s->backend.reset();
         return false;
     }
-    if (isRgb(inFormat)) s->luma.reset(format.width, format.height);
+    if (!lumaInPlace(inFormat)) s->luma.reset(format.width, format.height);
     s->channel.reset(format.width, format.height);
     setActive(f, s->backend->name(), format);
     return true;
@@ -390,7 +412,7 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
     const int outStride0 = GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, 0);
 
     // A colour blur: every channel (RGB) or every plane (YUV) blurred, alpha or padding copied.
-    if (outFormat == inFormat && inFormat != GST_VIDEO_FORMAT_GRAY8) {
+    if (outFormat == inFormat && passesThrough(inFormat)) {
         if (isRgb(inFormat)) {
             for (int c = 0; c < 3; ++c)
                 if (!blurChannel(f, s->backend.get(), &s->channel, in0 + c, inStride0, 4, out0 + c, outStride0, W, H))
@@ -408,7 +430,7 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
                 if (!blurChannel(f, s->chroma.get(), &s->channel, plane(inFrame, p), GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, p),
                                  1, plane(outFrame, p), GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, p), cw, ch))
                     return GST_FLOW_ERROR;
-        } else {  // NV12: interleaved U and V
+        } else {  // NV12, NV21: interleaved U and V (or V and U)
             for (int c = 0; c < 2; ++c)
                 if (!blurChannel(f, s->chroma.get(), &s->channel, plane(inFrame, 1) + c,
                                  GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, 1), 2, plane(outFrame, 1) + c,
@@ -418,14 +440,27 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
         return GST_FLOW_OK;
     }
 
-    // Luma in place (GRAY8, NV12, I420: plane 0 with its stride), or computed from RGB.
+    // Luma in place (GRAY8, NV12, NV21, I420: plane 0 with its stride); every second byte of
+    // packed 4:2:2 (an odd width's last macropixel holds one pixel and padding: its first Y is
+    // read); 16-bit grey to the nearest 8-bit code; computed from RGB.
     ImageView<const std::uint8_t> luma(in0, W, H, inStride0);
-    if (isRgb(inFormat)) {
-        const bool bgr = inFormat == GST_VIDEO_FORMAT_BGRA || inFormat == GST_VIDEO_FORMAT_BGRx;
-        for (int y = 0; y < H; ++y) {
-            const std::uint8_t* p = in0 + static_cast<std::ptrdiff_t>(y) * inStride0;
-            std::uint8_t* o = s->luma.row(y);
-            for (int x = 0; x < W; ++x, p += 4) o[x] = bgr ? lumaOf(p[2], p[1], p[0]) : lumaOf(p[0], p[1], p[2]);
+    if (!lumaInPlace(inFormat)) {
+        if (isPacked422(inFormat)) {
+            extractChannel(in0 + (inFormat == GST_VIDEO_FORMAT_UYVY), inStride0, 2, &s->luma);
+        } else if (inFormat == GST_VIDEO_FORMAT_GRAY16_LE) {
+            static_assert(G_BYTE_ORDER == G_LITTLE_ENDIAN, "GRAY16_LE input assumes a little-endian host");
+            for (int y = 0; y < H; ++y) {
+                const auto* p = reinterpret_cast<const std::uint16_t*>(in0 + static_cast<std::ptrdiff_t>(y) * inStride0);
+                std::uint8_t* o = s->luma.row(y);
+                for (int x = 0; x < W; ++x) o[x] = code8Of16(p[x]);
+            }
+        } else {
+            const bool bgr = inFormat == GST_VIDEO_FORMAT_BGRA || inFormat == GST_VIDEO_FORMAT_BGRx;
+            for (int y = 0; y < H; ++y) {
+                const std::uint8_t* p = in0 + static_cast<std::ptrdiff_t>(y) * inStride0;
+                std::uint8_t* o = s->luma.row(y);
+                for (int x = 0; x < W; ++x, p += 4) o[x] = bgr ? lumaOf(p[2], p[1], p[0]) : lumaOf(p[0], p[1], p[2]);
+            }
         }
         luma = s->luma.view();
     }

@@ -122,6 +122,34 @@ if /usr/bin/python3 "$(dirname "$(realpath "$0")")/../support/photo_clip.py" pho
 else
     fail "photo clip: tests/support/photo_clip.py needs Debian's python3-skimage (scripts/deps.sh)"
 fi
+# Webcam formats: packed 4:2:2 at an odd width (641: the last macropixel holds one pixel), the
+# luma read in place, on every backend: edges byte-equal to the GRAY8 path's on the same luma,
+# which python takes from the raw frames (every second byte; GStreamer pads rows to 4 bytes).
+for fmt in $(pick "YUY2 UYVY" "YUY2"); do
+    caps="video/x-raw,format=$fmt,width=641,height=480"
+    run "$fmt 641x480 raw frames" "${launch[@]}" -q videotestsrc num-buffers=$(pick 2 1) pattern=pinwheel ! $caps \
+        ! filesink location=$fmt.raw
+    /usr/bin/python3 - "$fmt.raw" "$fmt.gray" "$([ $fmt = UYVY ] && echo 1 || echo 0)" <<'PY'
+import sys
+src, dst, first = sys.argv[1], sys.argv[2], int(sys.argv[3])
+w, h = 641, 480
+ins, outs = (2 * w + 3) // 4 * 4, (w + 3) // 4 * 4
+data, out = open(src, "rb").read(), bytearray()
+for row in range(len(data) // ins):
+    line = data[row * ins:(row + 1) * ins]
+    out += line[first:first + 2 * w:2] + bytes(outs - w)
+open(dst, "wb").write(out)
+PY
+    for backend in $(pick "cpu $gles_backends" cpu); do
+        run "$fmt 641x480, striateedges backend=$backend" "${launch[@]}" -q videotestsrc num-buffers=$(pick 2 1) \
+            pattern=pinwheel ! $caps ! striateedges backend=$backend ! video/x-raw,format=GRAY8 ! filesink location=$fmt-$backend.out
+        run "its luma as GRAY8, backend=$backend" "${launch[@]}" -q filesrc location=$fmt.gray \
+            ! rawvideoparse format=gray8 width=641 height=480 ! striateedges backend=$backend ! video/x-raw,format=GRAY8 \
+            ! filesink location=grey-$backend.out
+        r=$(compare $fmt-$backend.out grey-$backend.out 641 480 0 1) && pass "$fmt on $backend equals GRAY8: $r" \
+            || fail "$fmt on $backend equals GRAY8: $r"
+    done
+done
 if [ -n "$gpu" ]; then
     # GL memory in and out against system memory on the cpu, every input format, an odd size; with
     # float targets (host) and packed 8-bit planes (rpi3); ALGORITHMS.md 8 in 8-bit steps.
