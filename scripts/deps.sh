@@ -19,6 +19,7 @@ packages_for() {
     libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools   # the plugin
     gstreamer1.0-plugins-base gstreamer1.0-plugins-good                     # videoconvert, pngenc, vp8enc, webmmux
     gstreamer1.0-gl time   # glupload / gldownload for the GL memory tests; /usr/bin/time measures their memory
+    v4l-utils              # v4l2-ctl: the main job finds a USB webcam and its modes (scripts/source.sh)
     libopencv-dev gstreamer1.0-opencv   # benchmarks only: the peers (striate bench, bench/gst_compare.sh)
     python3-skimage        # real photos for the main job, the tests and the benchmarks
     clang libclang-rt-dev  # the libFuzzer targets (scripts/fuzz.sh)

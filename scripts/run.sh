@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# The README's main job: live edge detection. The source is the camera (libcamerasrc) when one
-# is present, otherwise striatesrc, the synthetic camera. Frames go through striateedges and,
-# on a second branch, striategabor (6-orientation energy); each branch writes a WebM clip and a
-# PNG snapshot (the last second's frame) into the output folder. It prints the backend that ran
-# and the frames per second.
-# Usage: scripts/run.sh [OUTDIR]   (environment: FRAMES=150, SIZE=640x480, FPS=30, BACKEND: see below)
+# The README's main job: live edge detection. The source (scripts/source.sh): libcamerasrc when
+# libcamera finds a camera, else the first V4L2 capture device (a USB webcam: the mode nearest
+# SIZE and FPS it offers, MJPEG through jpegdec when that is all), else striatesrc, the synthetic
+# camera; SOURCE=libcamera|v4l2|synthetic|FILE forces one (FILE: a clip, decoded with decodebin).
+# Frames go through striateedges and, on a second branch, striategabor (6-orientation energy);
+# each branch writes a WebM clip and a PNG snapshot (the last second's frame) into the output
+# folder. It prints the source, the negotiated caps, the backend that ran and the frames per second.
+# Usage: scripts/run.sh [OUTDIR]   (environment: FRAMES=150, SIZE=640x480, FPS=30, SOURCE=auto,
+#        BACKEND: see below, STRIATE_BUILD: the build folder, default build/)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/deps.sh"
-if [ ! -f "$root/build/lib/libgststriate.so" ] || [ ! -x "$root/build/bin/striate" ]; then
-  cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_WITH_GST=ON >/dev/null
-  ninja -C "$root/build" gststriate striate
+build=$(realpath -m "${STRIATE_BUILD:-$root/build}")
+if [ ! -f "$build/lib/libgststriate.so" ] || [ ! -x "$build/bin/striate" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_WITH_GST=ON >/dev/null
+  ninja -C "$build" gststriate striate
 fi
 out=$(realpath -m "${1:-$root/out}")
 frames=${FRAMES:-150}
@@ -20,26 +24,20 @@ width=${size%x*}
 height=${size#*x}
 mkdir -p "$out"
 rm -f "$out"/edges-*.png "$out"/gabor-*.png
-export GST_PLUGIN_PATH="$root/build/lib"
-export GST_REGISTRY="$root/build/gst-registry.bin"
+export GST_PLUGIN_PATH="$build/lib"
+export GST_REGISTRY="$build/gst-registry.bin"
 
-# A camera if libcamera finds one (it answers "no camera" in milliseconds when there is none).
-if gst-inspect-1.0 libcamerasrc >/dev/null 2>&1 &&
-   timeout 10 gst-launch-1.0 -q libcamerasrc num-buffers=1 ! fakesink >/dev/null 2>&1; then
-  source="libcamerasrc num-buffers=$frames"
-  echo "source: camera (libcamerasrc)"
-else
-  source="striatesrc num-buffers=$frames scene=shapes"
-  echo "source: striatesrc (no camera found), live at $fps fps"
-fi
+# shellcheck source=scripts/source.sh
+. "$root/scripts/source.sh"
+choose_source "${SOURCE:-auto}" "$frames" "$width" "$height" "$fps" || exit 2
+echo "source: $label"
 
 # The backend: BACKEND if set, else auto: the board's GPU, or the cpu backend where the GPU is a
 # software renderer (Mesa llvmpipe on a machine without a GPU runs on the same cores, several
 # times slower); `striate probe` says which and why.
 backend=${BACKEND:-auto}
-"$root/build/bin/striate" probe 2>/dev/null | grep "^auto backend:" || true
+"$build/bin/striate" probe 2>/dev/null | grep "^auto backend:" || true
 
-caps="video/x-raw,format=NV12,width=$width,height=$height,framerate=$fps/1"
 clip() {  # a branch's clip and snapshot
   echo "tee name=$1 \
     $1. ! queue ! videoconvert ! vp8enc deadline=1 cpu-used=16 threads=2 ! webmmux ! filesink location=$out/$1.webm \
@@ -48,13 +46,17 @@ clip() {  # a branch's clip and snapshot
 }
 start=$(date +%s.%N)
 # shellcheck disable=SC2046
-gst-launch-1.0 -e -v $source ! "$caps" ! tee name=camera \
+gst-launch-1.0 -e -v $source ! tee name=camera \
+  camera. ! queue ! identity name=counter silent=false ! fakesink sync=false \
   camera. ! queue ! striateedges name=edger backend=$backend ! $(clip edges) \
   camera. ! queue ! striategabor name=gaborer backend=$backend orientations=6 wavelength=8 sigma=4 gain=4 ! $(clip gabor) \
   > "$out/pipeline.log" 2>&1 || { tail -20 "$out/pipeline.log"; exit 1; }
 end=$(date +%s.%N)
 
 backend=$(grep -o 'GstStriateEdges:edger: active-backend = .*' "$out/pipeline.log" | tail -1 | sed 's/.*= //')
+# The caps the camera branch negotiated, and the frames that went through it.
+echo "caps: $(grep -o 'edger.GstPad:sink: caps = .*' "$out/pipeline.log" | head -1 | sed 's/.*caps = //')"
+frames=$(grep -c 'counter: last-message = chain' "$out/pipeline.log" || true)
 for f in "$out"/edges-*.png; do [ -e "$f" ] && mv "$f" "$out/edges.png"; done
 for f in "$out"/gabor-*.png; do [ -e "$f" ] && mv "$f" "$out/gabor.png"; done
 awk -v n="$frames" -v s="$start" -v e="$end" -v b="${backend:-unknown}" -v o="$out" 'BEGIN {
