@@ -78,6 +78,7 @@ GType gst_striate_edge_output_get_type() {
 GType gst_striate_scene_get_type() {
     static GType type = 0;
     static const char* d[] = {"Moving disk, rectangle and bar on a ramp", "Drifting sinusoidal grating",
-                              "Rotating Siemens star", "Scrolling text"};
+                              "Rotating Siemens star", "Scrolling text",
+                              "A real photo (location), panning and zooming slowly"};
     return once(&type, [] { return registerEnum("GstStriateScene", striate::sensors::kScenes, d); });
 }

@@ -3,12 +3,15 @@
 #include <gst/video/video.h>
 
 #include <cstring>
+#include <filesystem>
 #include <mutex>
+#include <string>
 
 #include "pipeline/elements.h"
 #include "pipeline/enums.h"
 #include "cpu/neon/thread_pool.h"
 #include "sensors/synthetic_camera.h"
+#include "tools/io/image_io.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_striate_src_debug);
 #define GST_CAT_DEFAULT gst_striate_src_debug
@@ -19,7 +22,10 @@ namespace striate::gst {
 struct SrcState {
     std::mutex mutex;
     sensors::CameraSettings settings;
+    std::string location;  // scene=photo: the photo's file
     GstVideoInfo info{};
+    Image<std::uint8_t> photo;  // its luma, read on the streaming thread from `photoFrom`
+    std::string photoFrom;
     std::uint64_t frame = 0;
     cpu::ThreadPool pool{cpu::defaultThreadCount()};  // renders bands of rows in parallel
 };
@@ -41,7 +47,15 @@ namespace {
 using namespace striate;
 using sensors::Scene;
 
-enum { PROP_0, PROP_SCENE, PROP_MOTION, PROP_NOISE, PROP_READ_NOISE, PROP_FULL_WELL, PROP_EXPOSURE, PROP_SEED, PROP_IS_LIVE };
+enum { PROP_0, PROP_SCENE, PROP_MOTION, PROP_NOISE, PROP_READ_NOISE, PROP_FULL_WELL, PROP_EXPOSURE, PROP_SEED, PROP_IS_LIVE,
+       PROP_LOCATION };
+
+/// The photo installed with Striate (tests/data/astronaut.png, public domain: tests/data/README.md),
+/// or the source tree's in a build tree.
+std::string defaultPhoto() {
+    std::error_code ec;
+    return std::filesystem::exists(STRIATE_PHOTO_INSTALLED, ec) ? STRIATE_PHOTO_INSTALLED : STRIATE_PHOTO_SOURCE;
+}
 
 GstStriateSrc* self(gpointer p) { return reinterpret_cast<GstStriateSrc*>(p); }
 
@@ -62,6 +76,11 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
     case PROP_FULL_WELL: c.noise.fullWell = g_value_get_double(value); break;
     case PROP_EXPOSURE: c.noise.exposure = g_value_get_double(value); break;
     case PROP_SEED: c.seed = g_value_get_uint64(value); break;
+    case PROP_LOCATION: {
+        const gchar* l = g_value_get_string(value);
+        s->location = l && *l ? l : defaultPhoto();
+        break;
+    }
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }
 }
@@ -82,6 +101,7 @@ void getProperty(GObject* object, guint id, GValue* value, GParamSpec* pspec) {
     case PROP_FULL_WELL: g_value_set_double(value, c.noise.fullWell); break;
     case PROP_EXPOSURE: g_value_set_double(value, c.noise.exposure); break;
     case PROP_SEED: g_value_set_uint64(value, c.seed); break;
+    case PROP_LOCATION: g_value_set_string(value, s->location.c_str()); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }
 }
@@ -107,9 +127,32 @@ gboolean setCaps(GstBaseSrc* src, GstCaps* caps) {
     return TRUE;
 }
 
+/// scene=photo: reads the photo when its file changed. False after posting an error naming it.
+bool ensurePhoto(GstStriateSrc* src, Scene scene, const std::string& location) {
+    gst::SrcState* s = src->state;
+    if (scene != Scene::Photo || s->photoFrom == location) return true;
+    Image<std::uint8_t> photo;
+    if (Status st = io::readLuma(location, &photo); !st) {
+        GST_ELEMENT_ERROR(src, RESOURCE, OPEN_READ, ("Cannot read the photo of scene=photo: %s", st.message().c_str()),
+                          ("location: %s", location.c_str()));
+        return false;
+    }
+    s->photo = std::move(photo);
+    s->photoFrom = location;
+    return true;
+}
+
 gboolean start(GstBaseSrc* src) {
-    self(src)->state->frame = 0;
-    return TRUE;
+    gst::SrcState* s = self(src)->state;
+    s->frame = 0;
+    Scene scene;
+    std::string location;
+    {
+        std::lock_guard lock(s->mutex);
+        scene = s->settings.scene;
+        location = s->location;
+    }
+    return ensurePhoto(self(src), scene, location);  // a missing photo fails before the first frame
 }
 
 void getTimes(GstBaseSrc* src, GstBuffer* buffer, GstClockTime* start, GstClockTime* end) {
@@ -124,10 +167,14 @@ void getTimes(GstBaseSrc* src, GstBuffer* buffer, GstClockTime* start, GstClockT
 GstFlowReturn fill(GstPushSrc* push, GstBuffer* buffer) {
     gst::SrcState* s = self(push)->state;
     sensors::CameraSettings settings;
+    std::string location;
     {
         std::lock_guard lock(s->mutex);
         settings = s->settings;
+        location = s->location;
     }
+    if (!ensurePhoto(self(push), settings.scene, location)) return GST_FLOW_ERROR;
+    settings.photo = s->photo.view();
     GstVideoFrame frame;
     if (!gst_video_frame_map(&frame, &s->info, buffer, GST_MAP_WRITE)) {
         GST_ELEMENT_ERROR(push, RESOURCE, WRITE, ("Cannot map the output buffer"), (nullptr));
@@ -210,14 +257,20 @@ static void gst_striate_src_class_init(GstStriateSrcClass* klass) {
     g_object_class_install_property(gobject, PROP_IS_LIVE,
         g_param_spec_boolean("is-live", "Is live", "Deliver frames at the framerate, like a camera", TRUE,
                              static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
+    g_object_class_install_property(gobject, PROP_LOCATION,
+        g_param_spec_string("location", "Location",
+                            "scene=photo: the photo (PNG, JPEG, PGM/PPM) the camera looks at; default the one installed "
+                            "with Striate (public domain)",
+                            defaultPhoto().c_str(), flags));
     auto* element = GST_ELEMENT_CLASS(klass);
     /**
      * SECTION:element-striatesrc
      *
      * A synthetic monochrome camera: moving scenes through a sensor noise model, deterministic
-     * for a seed.
+     * for a seed. scene=photo looks at a real photo (`location`), panning and zooming slowly.
      *
      *     gst-launch-1.0 striatesrc scene=siemens-star ! video/x-raw,width=1280,height=720 ! videoconvert ! autovideosink
+     *     gst-launch-1.0 striatesrc scene=photo ! video/x-raw,width=640,height=480 ! striateedges ! videoconvert ! autovideosink
      */
     gst_element_class_set_static_metadata(
         element, "Striate synthetic camera", "Source/Video",
@@ -238,6 +291,7 @@ static void gst_striate_src_class_init(GstStriateSrcClass* klass) {
 
 static void gst_striate_src_init(GstStriateSrc* src) {
     src->state = new striate::gst::SrcState();
+    src->state->location = defaultPhoto();
     gst_base_src_set_format(GST_BASE_SRC(src), GST_FORMAT_TIME);
     gst_base_src_set_live(GST_BASE_SRC(src), TRUE);
 }

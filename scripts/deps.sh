@@ -21,7 +21,8 @@ packages_for() {
     gstreamer1.0-gl time   # glupload / gldownload for the GL memory tests; /usr/bin/time measures their memory
     v4l-utils              # v4l2-ctl: the main job finds a USB webcam and its modes (scripts/source.sh)
     libopencv-dev gstreamer1.0-opencv   # benchmarks only: the peers (striate bench, bench/gst_compare.sh)
-    python3-skimage        # real photos for the main job, the tests and the benchmarks
+    python3-skimage        # real photos for the tests and the benchmarks
+    python3-pil            # the main job's side-by-side picture (scripts/side_by_side.py)
     clang libclang-rt-dev  # the libFuzzer targets (scripts/fuzz.sh)
   )
   case $arch in

@@ -5,7 +5,9 @@
 # camera; SOURCE=libcamera|v4l2|synthetic|FILE forces one (FILE: a clip, decoded with decodebin).
 # Frames go through striateedges and, on a second branch, striategabor (6-orientation energy);
 # each branch writes a WebM clip and a PNG snapshot (the last second's frame) into the output
-# folder. It prints the source, the negotiated caps, the backend that ran and the frames per second.
+# folder, beside the input's snapshot and side-by-side.png (input | edges | Gabor energy,
+# labelled). It prints the source, the negotiated caps, the backend that ran and the frames per
+# second of each branch.
 # Usage: scripts/run.sh [OUTDIR]   (environment: FRAMES=150, SIZE=640x480, FPS=30, SOURCE=auto,
 #        BACKEND: see below, STRIATE_BUILD: the build folder, default build/)
 set -euo pipefail
@@ -23,7 +25,7 @@ fps=${FPS:-30}
 width=${size%x*}
 height=${size#*x}
 mkdir -p "$out"
-rm -f "$out"/edges-*.png "$out"/gabor-*.png
+rm -f "$out"/edges-*.png "$out"/gabor-*.png "$out"/input-*.png
 export GST_PLUGIN_PATH="$build/lib"
 export GST_REGISTRY="$build/gst-registry.bin"
 
@@ -38,27 +40,38 @@ echo "source: $label"
 backend=${BACKEND:-auto}
 "$build/bin/striate" probe 2>/dev/null | grep "^auto backend:" || true
 
+snapshot() {  # the last second's frame of a branch as NAME.png
+  echo "queue leaky=downstream ! videorate drop-only=true ! video/x-raw,framerate=1/1 ! videoconvert ! pngenc compression-level=1 \
+    ! multifilesink location=$out/$1-%04d.png max-files=1"
+}
 clip() {  # a branch's clip and snapshot
   echo "tee name=$1 \
     $1. ! queue ! videoconvert ! vp8enc deadline=1 cpu-used=16 threads=2 ! webmmux ! filesink location=$out/$1.webm \
-    $1. ! queue leaky=downstream ! videorate drop-only=true ! video/x-raw,framerate=1/1 ! pngenc compression-level=1 \
-         ! multifilesink location=$out/$1-%04d.png max-files=1"
+    $1. ! $(snapshot "$1")"
 }
 start=$(date +%s.%N)
 # shellcheck disable=SC2046
-gst-launch-1.0 -e -v $source ! tee name=camera \
-  camera. ! queue ! identity name=counter silent=false ! fakesink sync=false \
+# The frames are counted before the tee (gst-launch -v prints every buffer of one thread; counters
+# in several threads lose and repeat lines). The tee gives every frame to every branch (no leaky
+# queue before the filters), so each branch's rate is the pipeline's.
+gst-launch-1.0 -e -v $source ! identity name=frames silent=false ! tee name=camera \
+  camera. ! $(snapshot input) \
   camera. ! queue ! striateedges name=edger backend=$backend ! $(clip edges) \
   camera. ! queue ! striategabor name=gaborer backend=$backend orientations=6 wavelength=8 sigma=4 gain=4 ! $(clip gabor) \
   > "$out/pipeline.log" 2>&1 || { tail -20 "$out/pipeline.log"; exit 1; }
 end=$(date +%s.%N)
 
-backend=$(grep -o 'GstStriateEdges:edger: active-backend = .*' "$out/pipeline.log" | tail -1 | sed 's/.*= //')
-# The caps the camera branch negotiated, and the frames that went through it.
-echo "caps: $(grep -o 'edger.GstPad:sink: caps = .*' "$out/pipeline.log" | head -1 | sed 's/.*caps = //')"
-frames=$(grep -c 'counter: last-message = chain' "$out/pipeline.log" || true)
-for f in "$out"/edges-*.png; do [ -e "$f" ] && mv "$f" "$out/edges.png"; done
-for f in "$out"/gabor-*.png; do [ -e "$f" ] && mv "$f" "$out/gabor.png"; done
+backend=$(grep -o 'GstStriateEdges:edger: active-backend = .*' "$out/pipeline.log" | tail -1 | sed 's/.*= //' || true)
+# The caps the camera branch negotiated, and the frames through it.
+echo "caps: $(grep -o 'edger.GstPad:sink: caps = .*' "$out/pipeline.log" | head -1 | sed 's/.*caps = //' || true)"
+frames=$(grep -c "frames: last-message = chain" "$out/pipeline.log" || true)
+for name in input edges gabor; do
+  for f in "$out/$name"-*.png; do [ -e "$f" ] && mv "$f" "$out/$name.png"; done
+done
+/usr/bin/python3 "$root/scripts/side_by_side.py" "$out/side-by-side.png" "input: ${label%% (*}=$out/input.png" \
+  "striateedges ($backend)=$out/edges.png" "striategabor, 6 orientations ($backend)=$out/gabor.png"
 awk -v n="$frames" -v s="$start" -v e="$end" -v b="${backend:-unknown}" -v o="$out" 'BEGIN {
-  printf "backend: %s\nprocessed %d frames in %.2f s: %.1f frames per second (edges and Gabor, clips encoded)\n", b, n, e - s, n / (e - s);
-  printf "wrote %s/edges.webm, %s/edges.png, %s/gabor.webm, %s/gabor.png\n", o, o, o, o }'
+  printf "backend: %s\n", b
+  printf "edges branch: %d frames in %.2f s, %.1f frames per second\n", n, e - s, n / (e - s)
+  printf "Gabor branch: %d frames in %.2f s, %.1f frames per second (the tee feeds both; clips encoded)\n", n, e - s, n / (e - s)
+  printf "wrote %s/side-by-side.png, %s/edges.webm, %s/edges.png, %s/gabor.webm, %s/gabor.png, %s/input.png\n", o, o, o, o, o, o }'

@@ -48,7 +48,8 @@ v4l2_mode() {
 
 choose_source() {
   local want=$1 frames=$2 width=$3 height=$4 fps=$5 device mode format w h rate
-  local synthetic="striatesrc num-buffers=$frames scene=shapes ! video/x-raw,format=NV12,width=$width,height=$height,framerate=$fps/1"
+  # The synthetic camera looks at the photo installed with Striate (a real scene's edges).
+  local synthetic="striatesrc num-buffers=$frames scene=photo ! video/x-raw,format=NV12,width=$width,height=$height,framerate=$fps/1"
   case $want in
     auto)
       if libcamera_camera; then want=libcamera
@@ -79,7 +80,7 @@ choose_source() {
       label="camera ($device, $format ${w}x$h at $rate fps)" ;;
     synthetic)
       source=$synthetic
-      label="striatesrc (the synthetic camera), live at $fps fps" ;;
+      label="striatesrc scene=photo (the synthetic camera on a real photo), live at $fps fps" ;;
     *)
       [ -f "$want" ] || { echo "SOURCE=$want: not libcamera, v4l2, synthetic or an existing clip file"; return 1; }
       # The clip as decoded, at most FRAMES frames (identity ends the stream at its Nth buffer).

@@ -66,8 +66,36 @@ const Glyph* glyphOf(char c) {
     return nullptr;
 }
 
+/// How the camera sees the photo in one frame: the view covers the frame at 1.25 to 1.45 times
+/// the smallest scale that fills it (1.35 at frame 0), its centre at the photo's centre at frame
+/// 0 and drifting on a slow Lissajous path within the photo (periods of about 900 and 480 frames).
+struct PhotoView {
+    double scale = 1, cx = 0, cy = 0;  // frame pixels per photo pixel; the view's centre in the photo
+    PhotoView(ImageView<const std::uint8_t> p, double t, int W, int H) {
+        if (p.empty()) return;
+        scale = std::max(double(W) / p.width, double(H) / p.height) * (1.35 + 0.1 * std::sin(t * 0.013));
+        const double spanX = (p.width - W / scale) / 2, spanY = (p.height - H / scale) / 2;  // room to move
+        cx = p.width / 2.0 + 0.9 * spanX * std::sin(t * 0.007);
+        cy = p.height / 2.0 + 0.9 * spanY * std::sin(t * 0.013);
+    }
+};
+
+/// The photo at frame pixel centre (x, y), bilinear, in [0, 1].
+double photoRadiance(ImageView<const std::uint8_t> p, const PhotoView& v, double x, double y, int W, int H) {
+    if (p.empty()) return 0.5;
+    const double px = std::clamp(v.cx + (x - W / 2.0) / v.scale - 0.5, 0.0, p.width - 1.0);
+    const double py = std::clamp(v.cy + (y - H / 2.0) / v.scale - 0.5, 0.0, p.height - 1.0);
+    const int x0 = static_cast<int>(px), y0 = static_cast<int>(py);
+    const int x1 = std::min(x0 + 1, p.width - 1), y1 = std::min(y0 + 1, p.height - 1);
+    const double fx = px - x0, fy = py - y0;
+    const double top = p.at(x0, y0) + (p.at(x1, y0) - p.at(x0, y0)) * fx;
+    const double bottom = p.at(x0, y1) + (p.at(x1, y1) - p.at(x0, y1)) * fx;
+    return (top + (bottom - top) * fy) / 255.0;
+}
+
 /// Radiance of the scene at pixel centre (x, y), in [0, 1].
-double radiance(const CameraSettings& s, double t, double x, double y, int W, int H, const char* text) {
+double radiance(const CameraSettings& s, double t, double x, double y, int W, int H, const char* text,
+                 const PhotoView& view) {
     const double cx = W / 2.0, cy = H / 2.0, scale = std::min(W, H);
     switch (s.scene) {
     case Scene::Grating: {
@@ -98,6 +126,7 @@ double radiance(const CameraSettings& s, double t, double x, double y, int W, in
         const int bit = col % 6;
         return g && bit < 5 && (g->rows[row] >> (4 - bit) & 1) ? 0.9 : 0.2;
     }
+    case Scene::Photo: return photoRadiance(s.photo, view, x, y, W, H);
     case Scene::Shapes:
         break;
     }
@@ -122,10 +151,11 @@ void renderRows(const CameraSettings& s, std::uint64_t index, ImageView<std::uin
     const char* text = "STRIATE V1 2026";
     const std::uint64_t frameKey = mix(s.seed ^ mix(index * 0x100000001b3ull + 0x51ed27));
     const double readVariance = n.readNoise * n.readNoise;
+    const PhotoView view(s.photo, t, out.width, out.height);
     for (int y = y0; y < y1; ++y) {
         std::uint8_t* row = out.row(y);
         for (int x = 0; x < out.width; ++x) {
-            double v = radiance(s, t, x + 0.5, y + 0.5, out.width, out.height, text) * n.exposure;
+            double v = radiance(s, t, x + 0.5, y + 0.5, out.width, out.height, text, view) * n.exposure;
             if (n.enabled) {
                 const double electrons = std::min(v, 1.0) * n.fullWell;
                 const std::uint64_t pixel = static_cast<std::uint64_t>(y) * out.width + x;

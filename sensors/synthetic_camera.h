@@ -8,11 +8,12 @@
 namespace striate::sensors {
 
 /// Scenes of the synthetic camera (the `scene` property of striatesrc).
-enum class Scene { Shapes, Grating, SiemensStar, Text };
+enum class Scene { Shapes, Grating, SiemensStar, Text, Photo };
 inline constexpr EnumName<Scene> kScenes[] = {{Scene::Shapes, "shapes"},
                                               {Scene::Grating, "grating"},
                                               {Scene::SiemensStar, "siemens-star"},
-                                              {Scene::Text, "text"}};
+                                              {Scene::Text, "text"},
+                                              {Scene::Photo, "photo"}};
 
 /// A sensor noise model in electrons: the scene's radiance (0..1) times `exposure` fills up to
 /// `fullWell` electrons; shot noise has the variance of the signal (Poisson, Gaussian
@@ -29,6 +30,10 @@ struct CameraSettings {
     bool motion = true;  ///< the scene moves from frame to frame
     NoiseModel noise;
     std::uint64_t seed = 0;  ///< same seed, frame and settings: the same image
+    /// Scene::Photo: the photo (8-bit luma, not owned) the camera looks at. It is scaled to cover
+    /// the frame with a margin (any size or aspect), and with `motion` the view pans and zooms
+    /// slowly across it.
+    ImageView<const std::uint8_t> photo;
 };
 
 /// Renders rows [y0, y1) of frame `index` of the synthetic camera into an 8-bit plane.

@@ -701,6 +701,58 @@ TEST(Caps, NonVideoCapsAreRefused) {
     gst_harness_teardown(h);
 }
 
+/// scene=photo samples the photo at `location`: a ramp of 2 codes a pixel across and 1 down,
+/// seen at the documented zoom (1.35 times the scale that fills the frame, at frame 0) without
+/// noise, has 2 / 1.35 and 1 / 1.35 codes a pixel; a missing photo is an error naming it.
+TEST(StriateSrc, PhotoSceneSamplesThePhoto) {
+    requirePlugin();
+    const std::string path = std::string(g_get_tmp_dir()) + "/striate-photo-test.pgm";
+    {
+        std::string pgm = "P5\n64 48\n255\n";
+        for (int y = 0; y < 48; ++y)
+            for (int x = 0; x < 64; ++x) pgm += static_cast<char>(2 * x + y);
+        ASSERT_TRUE(g_file_set_contents(path.c_str(), pgm.data(), static_cast<gssize>(pgm.size()), nullptr));
+    }
+    GstHarness* h = gst_harness_new_parse(
+        ("striatesrc is-live=false scene=photo motion=false noise=false location=" + path).c_str());
+    gst_harness_set_sink_caps_str(h, "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+    gst_harness_play(h);
+    GstBuffer* b = gst_harness_pull(h);
+    ASSERT_NE(b, nullptr);
+    GstMapInfo map;
+    gst_buffer_map(b, &map, GST_MAP_READ);
+    double across = 0, down = 0;
+    for (int y = 8; y < 40; ++y)
+        for (int x = 8; x < 56; ++x) {
+            across += map.data[y * 64 + x + 1] - map.data[y * 64 + x];
+            down += map.data[(y + 1) * 64 + x] - map.data[y * 64 + x];
+        }
+    EXPECT_NEAR(across / (32 * 48), 2 / 1.35, 0.05);
+    EXPECT_NEAR(down / (32 * 48), 1 / 1.35, 0.05);
+    EXPECT_NEAR(map.data[24 * 64 + 32], 2 * 32 + 24, 2) << "the view is centred at frame 0";
+    gst_buffer_unmap(b, &map);
+    gst_buffer_unref(b);
+    gst_harness_teardown(h);
+    std::remove(path.c_str());
+
+    GstElement* src = gst_element_factory_make("striatesrc", nullptr);
+    g_object_set(src, "scene", 4 /* photo */, "location", "/nonexistent/photo.png", nullptr);
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(src, bus);
+    EXPECT_EQ(gst_element_set_state(src, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+    GstMessage* m = gst_bus_timed_pop_filtered(bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
+    ASSERT_NE(m, nullptr);
+    GError* error = nullptr;
+    gst_message_parse_error(m, &error, nullptr);
+    EXPECT_NE(std::string(error->message).find("/nonexistent/photo.png"), std::string::npos) << error->message;
+    g_error_free(error);
+    gst_message_unref(m);
+    gst_element_set_state(src, GST_STATE_NULL);
+    gst_element_set_bus(src, nullptr);
+    gst_object_unref(bus);
+    gst_object_unref(src);
+}
+
 TEST(StriateSrc, DeterministicForASeedInEveryFormat) {
     requirePlugin();
     for (const char* format : {"GRAY8", "NV12", "I420"}) {

@@ -30,19 +30,20 @@ v4l2_mode 640 480 30 </dev/null >/dev/null && fail "an empty listing gives a mod
 
 # No camera here: said, and the synthetic camera runs.
 if bash "$root/scripts/run.sh" auto >auto.txt 2>&1; then pass "run.sh with no camera"; else fail "run.sh: $(tail -5 auto.txt)"; fi
-grep -q "^no camera found" auto.txt && grep -q "^source: striatesrc" auto.txt && pass "no camera: synthetic source" \
+grep -q "^no camera found" auto.txt && grep -q "^source: striatesrc scene=photo" auto.txt && pass "no camera: the photo scene" \
   || fail "no camera: $(head -3 auto.txt)"
 grep -q "^caps: video/x-raw, format=(string)NV12, width=(int)160, height=(int)120" auto.txt && pass "caps printed" \
   || fail "caps: $(grep caps auto.txt)"
-grep -q "^processed 12 frames" auto.txt && pass "12 frames counted" || fail "frames: $(grep processed auto.txt)"
-for f in edges.webm edges.png gabor.webm gabor.png; do
+grep -q "^edges branch: 12 frames" auto.txt && grep -q "^Gabor branch: 12 frames" auto.txt && pass "12 frames a branch" \
+  || fail "frames: $(grep branch auto.txt)"
+for f in edges.webm edges.png gabor.webm gabor.png input.png side-by-side.png; do
   [ -s "auto/$f" ] && pass "auto/$f" || fail "auto/$f missing"
 done
 
 # A clip file: the same pipeline on it (the first run's clip, WebM through decodebin).
 if SOURCE=auto/edges.webm FRAMES=8 bash "$root/scripts/run.sh" clip >clip.txt 2>&1; then pass "SOURCE=clip"; else fail "SOURCE=clip: $(tail -5 clip.txt)"; fi
-grep -q "^source: clip auto/edges.webm" clip.txt && grep -q "^processed 8 frames" clip.txt && [ -s clip/edges.png ] \
-  && pass "clip: 8 frames through both branches" || fail "clip: $(grep -E 'source|processed' clip.txt)"
+grep -q "^source: clip auto/edges.webm" clip.txt && grep -q "^edges branch: 8 frames" clip.txt && [ -s clip/side-by-side.png ] \
+  && pass "clip: 8 frames through both branches" || fail "clip: $(grep -E 'source|branch' clip.txt)"
 
 # Forced sources that cannot run: status 2 and the reason.
 for want in v4l2 libcamera missing.webm; do
