@@ -80,6 +80,23 @@ if [ -n "$gpu" ]; then
         grep -q "$e: active-backend = gles-fragment" out.txt \
             && pass "$e runs gles-fragment" || fail "$e runs gles-fragment: $(grep "$e: active" out.txt)"
     done
+    # Zero-copy camera frames (docs/boards.md): the camera's route, glupload ! striateedges !
+    # gldownload, with a source of system memory; then the dmabuf import itself (glupload's
+    # "Dmabuf" uploader: libcamerasrc's buffers as EGLImages), where a render node and a camera are.
+    run "camera route in GL memory: glupload ! striateedges ! gldownload" "${launch[@]}" -v striatesrc num-buffers=3 \
+        is-live=false ! video/x-raw,format=NV12,width=96,height=64 ! glupload ! striateedges ! gldownload ! fakesink
+    grep -q "striateedges0: active-backend = gles-fragment" out.txt && pass "camera route runs gles-fragment in GstGL's context" \
+        || fail "camera route: $(grep "striateedges0: active" out.txt)"
+    if ! ls /dev/dri/renderD* >/dev/null 2>&1; then
+        echo "skip: dmabuf import: no render node (/dev/dri/renderD*) on this machine"
+    elif ! { "${inspect[@]}" libcamerasrc >/dev/null 2>&1 && timeout 10 "${launch[@]}" -q libcamerasrc num-buffers=1 ! fakesink >/dev/null 2>&1; }; then
+        echo "skip: dmabuf import: libcamerasrc finds no camera"
+    else
+        GST_DEBUG=glupload:6 GST_DEBUG_NO_COLOR=1 run "libcamerasrc ! glupload ! striateedges ! gldownload" "${launch[@]}" \
+            libcamerasrc num-buffers=30 ! video/x-raw,format=NV12,width=640,height=480 ! glupload ! striateedges ! gldownload ! fakesink
+        grep -q "uploader Dmabuf returned 1" err.txt && pass "glupload imported the camera's dmabufs" \
+            || fail "glupload did not import dmabufs: $(grep -o 'uploader [A-Za-z ]* returned [0-9]' err.txt | sort | uniq -c)"
+    fi
 else
     echo "skip: GstGL chain (STRIATE_LAUNCH_GPU=no)"
 fi
