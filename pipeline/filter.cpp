@@ -55,7 +55,7 @@ struct FilterState {
     Chain chain;
     std::unique_ptr<Backend> backend;  // luma, or every full-size plane of a colour blur
     std::unique_ptr<Backend> chroma;   // striateblur on NV12 / NV21 / I420: the half-size chroma planes
-    Image<std::uint8_t> luma;          // luma of packed, 16-bit or RGB input
+    Image<std::uint8_t> luma;          // luma of packed, 16-bit or RGB input; a packed 4:2:2 blur's chroma
     Image<std::uint8_t> channel;
     std::optional<BackendKind> warnedFor;  // the request whose fallback was already reported
     bool gpuFailed = false;  // a GPU backend failed while running: cpu until the properties change
@@ -85,7 +85,7 @@ enum { PROP_0, PROP_BACKEND, PROP_BOARD, PROP_ACTIVE_BACKEND };
 // webcams deliver; the luma is read in place), RGB. GL memory in: the first seven (gl_chain.cpp).
 constexpr const char* kSinkFormats = "{ GRAY8, NV12, NV21, I420, YUY2, UYVY, YVYU, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
 constexpr const char* kGreyFormats = "{ GRAY8, GRAY16_LE }";
-constexpr const char* kBlurSrcFormats = "{ GRAY8, NV12, NV21, I420, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
+constexpr const char* kBlurSrcFormats = "{ GRAY8, NV12, NV21, I420, YUY2, UYVY, YVYU, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
 
 FilterState* stateOf(GstStriateFilter* f) {
     return static_cast<GstStriateFilterPrivate*>(gst_striate_filter_get_instance_private(f))->state;
@@ -102,11 +102,12 @@ bool isPacked422(GstVideoFormat f) {
     return f == GST_VIDEO_FORMAT_YUY2 || f == GST_VIDEO_FORMAT_UYVY || f == GST_VIDEO_FORMAT_YVYU;
 }
 
-/// The formats striateblur outputs as they came in, every plane or channel blurred: RGB and the
-/// 4:2:0 YUV formats (their chroma planes are the luma's half size both ways). Packed 4:2:2's
-/// chroma is half size across only, which an isotropic blur cannot follow: it gives grey out.
+/// The formats striateblur outputs as they came in, every plane or channel blurred: RGB, the
+/// 4:2:0 YUV formats (chroma planes half size both ways: blurred at half the sigma) and packed
+/// 4:2:2 (chroma half size across only: blurred at full size, see blurPacked422).
 bool passesThrough(GstVideoFormat f) {
-    return isRgb(f) || f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_NV21 || f == GST_VIDEO_FORMAT_I420;
+    return isRgb(f) || isPacked422(f) || f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_NV21 ||
+           f == GST_VIDEO_FORMAT_I420;
 }
 
 /// Whether the luma is plane 0 as it is (8-bit grey and the planar YUV formats).
@@ -166,7 +167,8 @@ GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* 
             else if (fixedFormat && passesThrough(gst_video_format_from_string(same)))
                 formats = formatList({same, "GRAY8", "GRAY16_LE"});
             else if (fixedFormat) formats = formatList({"GRAY8", "GRAY16_LE"});
-            else formats = formatList({"GRAY8", "NV12", "NV21", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
+            else formats = formatList({"GRAY8", "NV12", "NV21", "I420", "YUY2", "UYVY", "YVYU", "RGBA", "BGRA", "RGBx", "BGRx",
+                                       "GRAY16_LE"});
         }
         gst_structure_take_value(s, "format", &formats);
         gst_structure_remove_field(s, "texture-target");  // GstGL's field means nothing in system memory
@@ -399,6 +401,43 @@ bool blurChannel(GstStriateFilter* f, Backend* backend, Image<std::uint8_t>* scr
     return processFrame(f, &backend, [&](Backend& b) { return b.process8(scratch->view(), out); });
 }
 
+/// striateblur on packed 4:2:2 (Y0 U Y1 V and its orders): the luma every second byte; each
+/// chroma channel, half the luma's width and its full height, is taken to the luma's size (linear
+/// between neighbours across), blurred there by the luma's backend at the full sigma, and read
+/// back at its own sites: so it is blurred at half the sigma across in its own samples and the
+/// full sigma down, as the 4:2:0 planes are at half the sigma both ways.
+bool blurPacked422(GstStriateFilter* f, GstVideoFormat format, const std::uint8_t* in, int inStride, std::uint8_t* out,
+                   int outStride, int W, int H) {
+    FilterState* s = stateOf(f);
+    const int luma = format == GST_VIDEO_FORMAT_UYVY ? 1 : 0, chroma = 1 - luma;  // first byte of each
+    if (!blurChannel(f, s->backend.get(), &s->channel, in + luma, inStride, 2, out + luma, outStride, W, H)) return false;
+    const int cw = (W + 1) / 2;
+    if (W % 2)  // an odd width's last macropixel: its second Y is padding, copied
+        for (int y = 0; y < H; ++y) out[y * outStride + 2 * W + luma] = in[y * inStride + 2 * W + luma];
+    for (int c = 0; c < 2; ++c) {
+        const int at = chroma + 2 * c;  // byte of this channel in each 4-byte macropixel
+        s->channel.reset(W, H);
+        for (int y = 0; y < H; ++y) {
+            const std::uint8_t* p = in + static_cast<std::ptrdiff_t>(y) * inStride + at;
+            std::uint8_t* o = s->channel.row(y);
+            for (int k = 0; k < cw; ++k) {
+                const int here = p[4 * k], next = k + 1 < cw ? p[4 * (k + 1)] : here;
+                o[2 * k] = static_cast<std::uint8_t>(here);
+                if (2 * k + 1 < W) o[2 * k + 1] = static_cast<std::uint8_t>((here + next + 1) / 2);
+            }
+        }
+        Backend* backend = s->backend.get();
+        const Output8 full{s->luma.data(), s->luma.stride(), 1, Encoding{}};
+        if (!processFrame(f, &backend, [&](Backend& b) { return b.process8(s->channel.view(), full); })) return false;
+        for (int y = 0; y < H; ++y) {
+            const std::uint8_t* b = s->luma.row(y);
+            std::uint8_t* o = out + static_cast<std::ptrdiff_t>(y) * outStride + at;
+            for (int k = 0; k < cw; ++k) o[4 * k] = b[2 * k];
+        }
+    }
+    return true;
+}
+
 GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVideoFrame* outFrame) {
     auto* f = GST_STRIATE_FILTER(vf);
     FilterState* s = stateOf(f);
@@ -413,6 +452,8 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
 
     // A colour blur: every channel (RGB) or every plane (YUV) blurred, alpha or padding copied.
     if (outFormat == inFormat && passesThrough(inFormat)) {
+        if (isPacked422(inFormat))
+            return blurPacked422(f, inFormat, in0, inStride0, out0, outStride0, W, H) ? GST_FLOW_OK : GST_FLOW_ERROR;
         if (isRgb(inFormat)) {
             for (int c = 0; c < 3; ++c)
                 if (!blurChannel(f, s->backend.get(), &s->channel, in0 + c, inStride0, 4, out0 + c, outStride0, W, H))

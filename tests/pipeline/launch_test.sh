@@ -57,6 +57,9 @@ run "gabor bank from raw I420" "${launch[@]}" -q filesrc location=clip.yuv \
 [ "$(ls gabor-*.png 2>/dev/null | wc -l)" -eq "$clip_frames" ] && pass "$clip_frames gabor PNGs" || fail "$clip_frames gabor PNGs: $(ls)"
 run "colour blur" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false ! video/x-raw,format=I420,width=96,height=64 \
     ! videoconvert ! video/x-raw,format=RGBA ! striateblur sigma=3 ! video/x-raw,format=RGBA ! fakesink
+run "colour blur, packed 4:2:2 through" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false \
+    ! video/x-raw,format=I420,width=97,height=64 ! videoconvert ! video/x-raw,format=YUY2 ! striateblur sigma=3 \
+    ! video/x-raw,format=YUY2 ! fakesink
 run "16-bit edge strength" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false \
     ! striateedges output=strength ! video/x-raw,format=GRAY16_LE ! fakesink
 # A refused property value: a warning naming it, the previous value kept, the stream goes on.
