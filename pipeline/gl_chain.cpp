@@ -18,14 +18,17 @@ void initDebug() {
 
 using Source = gles::FragmentBackend::TextureFrame::Source;
 
-/// Where the luma of a texel is: BT.601 of the RGB formats, else plane 0's one byte.
+/// Where the luma of a texel is: BT.601 of the RGB formats; green of UYVY (GstGL holds packed
+/// 4:2:2 in an RG texture of the frame's width: (U or V, Y) per texel); else red, plane 0's first
+/// byte (GRAY8, NV12, NV21, I420, and (Y, U or V) of YUY2 and YVYU).
 Source lumaOf(GstVideoFormat f) {
     switch (f) {
     case GST_VIDEO_FORMAT_RGBA:
     case GST_VIDEO_FORMAT_RGBx: return Source::Rgb;
     case GST_VIDEO_FORMAT_BGRA:
     case GST_VIDEO_FORMAT_BGRx: return Source::Bgr;
-    default: return Source::Red;  // GRAY8, NV12, I420
+    case GST_VIDEO_FORMAT_UYVY: return Source::Green;
+    default: return Source::Red;
     }
 }
 
@@ -195,6 +198,7 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
             const Encoding none;
             switch (format) {
             case GST_VIDEO_FORMAT_NV12:
+            case GST_VIDEO_FORMAT_NV21:  // the same planes, chroma in the other order
                 result = backend_->processTexture(source(0, Source::Red), target(0, -1), none);
                 if (result) result = chroma_->processTexture(source(1, Source::Red), target(1, 0), none);
                 if (result) result = chroma_->processTexture(source(1, Source::Green), target(1, 1), none);
