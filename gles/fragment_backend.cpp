@@ -1870,9 +1870,17 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
         "import " + std::to_string(static_cast<int>(in.source)) + " " + std::to_string(in.textureWidth) + "x" +
             std::to_string(in.textureHeight),
         [&] {
-            FragmentWriter importer(bt601 ? "import BT.601 luma" : "import one channel", !packed_);
+            const bool sixteen = in.source == Source::Gray16;
+            FragmentWriter importer(bt601 ? "import BT.601 luma" : sixteen ? "import 16-bit grey" : "import one channel",
+                                    !packed_);
             importer.input(0, PlaneFormat{PlaneKind::Luma8, false, 1, true});
-            if (bt601) {
+            if (sixteen) {
+                // round((lo + 256 hi) / 257) = hi + round((lo - hi) / 257): small integers only, so
+                // exact at mediump; the rounding by comparisons, not a division.
+                importer.line("vec2 b = floor(" + importer.fetchRaw(0, "") + ".rg * 255.0 + 0.5);", 2);
+                importer.line("float d = b.x - b.y + 128.0;", 1);
+                importer.line("float code = (b.y + (d >= 257.0 ? 1.0 : (d < 0.0 ? -1.0 : 0.0))) / 255.0;", 2);
+            } else if (bt601) {
                 const char* rgb = in.source == Source::Rgb ? ".rgb" : ".bgr";
                 importer.line("vec3 c = floor(" + importer.fetchRaw(0, "") + rgb + " * 255.0 + 0.5);", 2);
                 importer.line("float code = floor(dot(c, vec3(19595.0, 38470.0, 7471.0)) / 65536.0 + 0.5) / 255.0;", 4);

@@ -89,8 +89,10 @@ public:
     struct TextureFrame {
         unsigned texture = 0;
         int textureWidth = 0, textureHeight = 0;  ///< may exceed the frame (padded rows)
-        /// What the chain reads: one channel of the texels, or the BT.601 luma of rgb / bgr.
-        enum class Source { Red, Green, Blue, Alpha, Rgb, Bgr } source = Source::Red;
+        /// What the chain reads: one channel of the texels, the BT.601 luma of rgb / bgr, or a
+        /// 16-bit code as GRAY16_LE's RG8 texture holds it (low byte red, high byte green),
+        /// rounded to 8 bits as code8Of16 (core/image.h).
+        enum class Source { Red, Green, Blue, Alpha, Rgb, Bgr, Gray16 } source = Source::Red;
     };
     struct TextureTarget {
         unsigned texture = 0;

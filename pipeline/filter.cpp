@@ -82,7 +82,7 @@ using namespace striate;
 enum { PROP_0, PROP_BACKEND, PROP_BOARD, PROP_ACTIVE_BACKEND };
 
 // System memory in: grey (8 and 16 bits), planar and semi-planar YUV, packed 4:2:2 (what
-// webcams deliver; the luma is read in place), RGB. GL memory in: all but GRAY16_LE (gl_chain.cpp).
+// webcams deliver; the luma is read in place), RGB; in system memory or GL memory (gl_chain.cpp).
 constexpr const char* kSinkFormats = "{ GRAY8, NV12, NV21, I420, YUY2, UYVY, YVYU, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
 constexpr const char* kGreyFormats = "{ GRAY8, GRAY16_LE }";
 constexpr const char* kBlurSrcFormats = "{ GRAY8, NV12, NV21, I420, YUY2, UYVY, YVYU, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
@@ -145,7 +145,7 @@ GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* 
         if (direction == GST_PAD_SRC) {
             // Upstream may offer GL memory (glupload) in every input format; GL memory out needs
             // GL memory in.
-            addGl({"GRAY8", "NV12", "NV21", "I420", "YUY2", "UYVY", "YVYU", "RGBA", "BGRA", "RGBx", "BGRx"});
+            addGl({"GRAY8", "NV12", "NV21", "I420", "YUY2", "UYVY", "YVYU", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
             if (gl) {
                 gst_structure_free(s);
                 continue;

@@ -19,8 +19,9 @@ void initDebug() {
 using Source = gles::FragmentBackend::TextureFrame::Source;
 
 /// Where the luma of a texel is: BT.601 of the RGB formats; green of UYVY (GstGL holds packed
-/// 4:2:2 in an RG texture of the frame's width: (U or V, Y) per texel); else red, plane 0's first
-/// byte (GRAY8, NV12, NV21, I420, and (Y, U or V) of YUY2 and YVYU).
+/// 4:2:2 in an RG texture of the frame's width: (U or V, Y) per texel); the two bytes of
+/// GRAY16_LE (an RG texture); else red, plane 0's first byte (GRAY8, NV12, NV21, I420, and
+/// (Y, U or V) of YUY2 and YVYU).
 Source lumaOf(GstVideoFormat f) {
     switch (f) {
     case GST_VIDEO_FORMAT_RGBA:
@@ -28,6 +29,7 @@ Source lumaOf(GstVideoFormat f) {
     case GST_VIDEO_FORMAT_BGRA:
     case GST_VIDEO_FORMAT_BGRx: return Source::Bgr;
     case GST_VIDEO_FORMAT_UYVY: return Source::Green;
+    case GST_VIDEO_FORMAT_GRAY16_LE: return Source::Gray16;
     default: return Source::Red;
     }
 }
@@ -187,8 +189,16 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
             return gles::FragmentBackend::TextureTarget{*static_cast<guint*>(outFrame.data[plane]), channel, bits};
         };
         const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&inInfo);
-        const bool colour = GST_VIDEO_INFO_FORMAT(&outInfo) == format && format != GST_VIDEO_FORMAT_GRAY8;
-        onGlThread([&] {
+        const bool colour = GST_VIDEO_INFO_FORMAT(&outInfo) == format && format != GST_VIDEO_FORMAT_GRAY8 &&
+                            format != GST_VIDEO_FORMAT_GRAY16_LE;
+        // GRAY16_LE's bytes are red and green of an RG8 texture; a GLES 2.0 driver without
+        // EXT_texture_rg gives LUMINANCE_ALPHA instead, which the import does not read.
+        if (format == GST_VIDEO_FORMAT_GRAY16_LE) {
+            const GstGLFormat texture = gst_gl_memory_get_texture_format(reinterpret_cast<GstGLMemory*>(inFrame.map[0].memory));
+            if (texture != GST_GL_RG && texture != GST_GL_RG8)
+                result = Status::error("GRAY16_LE in GL memory needs an RG texture (EXT_texture_rg on GLES 2.0)");
+        }
+        if (result) onGlThread([&] {
             if (!colour) {
                 result = backend_->processTexture(source(0, lumaOf(format)), target(0, -1), encoding);
                 return;

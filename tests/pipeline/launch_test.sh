@@ -171,6 +171,20 @@ PY
     done
 done
 if [ -n "$gpu" ]; then
+    # GRAY16_LE in GL memory (GstGL's RG8 texture): every 16-bit value, low bytes included, read
+    # as the cpu reads it (the nearest 8-bit code), against GRAY16_LE in system memory on the cpu.
+    /usr/bin/python3 -c 'import random, sys; r = random.Random(5); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(3 * 63 * 196)))' >g16.raw
+    g16="filesrc location=g16.raw ! rawvideoparse format=gray16-le width=97 height=63 framerate=30/1"
+    for c in "striateblur sigma=3 method=recursive|1|0" "striateedges sigma=2|0|0.999" "striateedges board=rpi3|255|0.995"; do
+        IFS='|' read -r element maxdiff share <<<"$c"
+        name="GRAY16_LE, $element, GL memory vs cpu"
+        "${launch[@]}" -v $g16 ! glupload ! $element ! "video/x-raw(memory:GLMemory),format=GRAY8" ! gldownload \
+            ! video/x-raw,format=GRAY8 ! filesink location=gl.raw >out.txt 2>err.txt || { fail "$name: exit $? $(tail -2 err.txt)"; continue; }
+        grep -q "active-backend = gles-fragment" out.txt && ! grep -q "using the cpu backend" out.txt err.txt \
+            || { fail "$name: gles-fragment did not run in GstGL's context: $(grep -h -m1 WARN out.txt err.txt)"; continue; }
+        "${launch[@]}" -q $g16 ! $element backend=cpu ! video/x-raw,format=GRAY8 ! filesink location=cpu.raw
+        if r=$(compare gl.raw cpu.raw 97 63 "$maxdiff" "$share"); then pass "$name: $r"; else fail "$name: $r"; fi
+    done
     # GL memory in and out against system memory on the cpu, every input format, an odd size; with
     # float targets (host) and packed 8-bit planes (rpi3); ALGORITHMS.md 8 in 8-bit steps.
     size="width=97,height=63"
