@@ -77,9 +77,7 @@ Status GaborSpec::validate() const {
 
 GaborMethod GaborSpec::resolvedMethod() const {
     if (method != GaborMethod::Auto) return method;
-    const bool alongAxis = orientations == 1 && std::remainder(orientation, 90.0) == 0.0;
-    return sigma < (alongAxis ? kAutoAxisGaborDirectBelowSigma : kAutoDirectBelowSigma) ? GaborMethod::Direct
-                                                                                        : GaborMethod::Recursive;
+    return sigma < kAutoDirectBelowSigma ? GaborMethod::Direct : GaborMethod::Recursive;
 }
 
 Status EdgeSpec::validate() const {
@@ -103,9 +101,7 @@ GaborSpec EdgeSpec::bankMember(int k) const {
     g.orientations = 1;
     g.output = GaborOutput::Complex;
     g.removeDc = true;
-    // One method for the whole bank: auto's rule for banks (members at 0 and 90 degrees alone
-    // would take the direct method up to a higher sigma).
-    g.method = sigma < kAutoDirectBelowSigma ? GaborMethod::Direct : GaborMethod::Recursive;
+    g.method = GaborMethod::Auto;
     return g;
 }
 

@@ -32,10 +32,6 @@ inline constexpr int kBoxPasses = 4;
 /// Below this sigma method=auto uses direct taps: the recursive shape error is 10% at sigma 2
 /// (ALGORITHMS.md 2.3), and direct taps are cheap there.
 inline constexpr double kAutoDirectBelowSigma = 3.0;
-/// A single Gabor along an axis (orientation a multiple of 90 degrees) separates into real
-/// passes, which the cpu backend runs row-wise: method=auto takes the direct method below this
-/// sigma there, where it is faster than the recursive one (docs/performance.md; issue 14).
-inline constexpr double kAutoAxisGaborDirectBelowSigma = 6.0;
 
 enum class BlurMethod { Auto, Direct, Boxes, Recursive };
 enum class GaborMethod { Auto, Recursive, Direct };
@@ -119,8 +115,7 @@ struct EdgeSpec {
     Status validate() const;
     /// The smoothing stage of canny.
     BlurSpec smoothing() const { return BlurSpec{sigma, BlurMethod::Auto}; }
-    /// Bank member k of the gabor method: DC-free complex response at 180 k / N degrees, by the
-    /// bank's method (direct below kAutoDirectBelowSigma, recursive above).
+    /// Bank member k of the gabor method: DC-free complex response at 180 k / N degrees.
     GaborSpec bankMember(int k) const;
     /// Non-maximum suppression sector of bank member k: its orientation rounded to 45 degrees.
     int bankSector(int k) const { return static_cast<int>((8 * k + orientations) / (2 * orientations)) % 4; }

@@ -47,7 +47,7 @@ GType gst_striate_blur_method_get_type() {
 
 GType gst_striate_gabor_method_get_type() {
     static GType type = 0;
-    static const char* d[] = {"Direct below sigma 3 (below 6 for one orientation at a multiple of 90 degrees), recursive above", "Recursive (Young, van Vliet, van Ginkel)",
+    static const char* d[] = {"Direct below sigma 3, recursive above", "Recursive (Young, van Vliet, van Ginkel)",
                               "Direct (sampled complex kernel)"};
     return once(&type, [] { return registerEnum("GstStriateGaborMethod", striate::kGaborMethods, d); });
 }

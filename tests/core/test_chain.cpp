@@ -99,24 +99,7 @@ TEST(Specs, AutoMethodsFollowSigma) {
     g.sigma = 2;
     EXPECT_EQ(g.resolvedMethod(), GaborMethod::Direct);
     g.sigma = 4;
-    g.orientation = 30;
     EXPECT_EQ(g.resolvedMethod(), GaborMethod::Recursive);
-    // One orientation along an axis separates: direct below sigma 6.
-    for (double theta : {0.0, 90.0, 180.0, -90.0}) {
-        g.orientation = theta;
-        g.sigma = 5.9;
-        EXPECT_EQ(g.resolvedMethod(), GaborMethod::Direct) << theta;
-        g.sigma = 6;
-        EXPECT_EQ(g.resolvedMethod(), GaborMethod::Recursive) << theta;
-    }
-    g.sigma = 4;
-    g.orientation = 0;
-    g.orientations = 2;  // a bank: 0 and 90 degrees, one method for both
-    EXPECT_EQ(g.resolvedMethod(), GaborMethod::Recursive);
-    EdgeSpec e;
-    e.method = EdgeMethod::Gabor;
-    e.sigma = 4;
-    for (int k = 0; k < e.orientations; ++k) EXPECT_EQ(e.bankMember(k).resolvedMethod(), GaborMethod::Recursive) << k;
 }
 
 TEST(Specs, BankSectorsRoundOrientationTo45Degrees) {

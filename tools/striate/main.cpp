@@ -82,8 +82,7 @@ stages and parameters (names and values as the GStreamer element properties):
   Numbers are decimal; each parameter and each option is given once (the element property
   ranges, checked whatever the method).
   method=recursive needs sigma >= 0.5; auto picks direct below sigma 3, recursive above
-  (blur with 8-bit output on cpu: direct, in fixed point, below sigma 10; a gabor with one
-  orientation at a multiple of 90 degrees: direct below sigma 6).
+  (blur with 8-bit output on cpu: direct, in fixed point, below sigma 10).
 
 8-bit output: round(255 * (offset + scale * value)) clamped to 0..255, where scale is the gain
 (1 for blur and edges), offset 0.5 for real and imaginary, phase maps [-pi, pi] to [0, 255], and
