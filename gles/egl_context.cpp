@@ -122,6 +122,13 @@ Status EglContext::makeCurrent() {
     return {};
 }
 
-void EglContext::release() { eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT); }
+void EglContext::release() {
+    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    // And EGL's state for this thread: GStreamer's pooled streaming threads can still be exiting
+    // when the process does, and libEGL's per-thread data freed then by the thread while exit()
+    // unloads the driver was freed twice (glibc's "double free or corruption" at exit, a few
+    // runs in a hundred under load). The next makeCurrent() sets it up again.
+    eglReleaseThread();
+}
 
 } // namespace striate::gles
