@@ -122,23 +122,23 @@ void printRow(const Row& r) {
 /// back (what an element pays per frame), alternating.
 Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std::uint8_t>& original, int repeat,
                  int threads, const std::string& only, std::vector<Row>* rows) {
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
     const char* chains[] = {"blur sigma=2", "blur sigma=3 method=recursive", "blur sigma=8 method=recursive",
                             "blur sigma=16 method=recursive", "blur sigma=48 method=recursive",
                             "blur sigma=8 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges"};
     struct Target {
         BackendKind kind;
         const char* board;
-        RecursiveForm form;  // gles-fragment's recursive filters
+        gles::RecursiveForm form;  // gles-fragment's recursive filters
     };
-    constexpr RecursiveForm kAuto = RecursiveForm::Auto;
+    constexpr gles::RecursiveForm kAuto = gles::RecursiveForm::Auto;
     const Target targets[] = {{BackendKind::GlesCompute, "host", kAuto},
                               {BackendKind::GlesFragment, "host", kAuto},
-                              {BackendKind::GlesFragment, "host", RecursiveForm::Strips},
-                              {BackendKind::GlesFragment, "host", RecursiveForm::Block},
+                              {BackendKind::GlesFragment, "host", gles::RecursiveForm::Strips},
+                              {BackendKind::GlesFragment, "host", gles::RecursiveForm::Block},
                               {BackendKind::GlesFragment, "rpi3", kAuto},
-                              {BackendKind::GlesFragment, "rpi3", RecursiveForm::Strips},
-                              {BackendKind::GlesFragment, "rpi3", RecursiveForm::Block},
+                              {BackendKind::GlesFragment, "rpi3", gles::RecursiveForm::Strips},
+                              {BackendKind::GlesFragment, "rpi3", gles::RecursiveForm::Block},
                               {BackendKind::GlesFragment, "tight", kAuto}};
     for (auto [W, H] : sizes) {
         const cv::Mat src(original.height(), original.width(), CV_8UC1, const_cast<std::uint8_t*>(original.data()),
@@ -159,13 +159,13 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
                     continue;  // the forms differ only in recursive filters
                 std::unique_ptr<Backend> gpu;
                 std::string fallback;
-                if (Status s = startBackend(t.kind, BackendOptions{threads, t.board, t.form}, chain, FrameFormat{W, H}, &gpu,
+                if (Status s = startBackend(t.kind, BackendOptions{threads, t.board, {t.form}}, chain, FrameFormat{W, H}, &gpu,
                                             &fallback);
                     !s)
                     return s;
                 const std::string name =
                     std::string(nickOf(kBackendKinds, t.kind)) + " " + t.board +
-                    (t.form != kAuto ? std::string(" ") + nickOf(kRecursiveForms, t.form) : std::string());
+                    (t.form != kAuto ? std::string(" ") + nickOf(gles::kRecursiveForms, t.form) : std::string());
                 if (!fallback.empty()) {
                     std::printf("%-10s %-44s skipped: %s\n", size.c_str(), (std::string(text) + " on " + name).c_str(),
                                 fallback.c_str());

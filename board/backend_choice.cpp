@@ -6,12 +6,12 @@
 
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/reference/reference.h"
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
 #include "board/measured.h"
 #include "board/probe.h"
 #include "board/profile.h"
 #include "gles/compute_backend.h"
-#include "gles/fragment_backend.h"
+#include "gles/fragment/fragment_backend.h"
 #endif
 
 namespace striate {
@@ -25,18 +25,11 @@ Status startCpu(const BackendOptions& options, const Chain& chain, const FrameFo
     return {};
 }
 
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
 /// The probe, once per process: it makes and drops a GLES context.
 const Probe& machine() {
     static const Probe probe = probeMachine();
     return probe;
-}
-
-gles::FragmentLimits fragmentLimitsOf(const BoardLimits& limits, const BackendOptions& options) {
-    return gles::FragmentLimits{limits.maxTextureSize, limits.floatTargets,
-                                gles::ShaderCost{limits.budget.alu, limits.budget.textureFetches,
-                                                 limits.budget.dependentDepth, limits.budget.uniformVectors},
-                                limits.unrollLimit, options.recursiveForm, options.boxPyramid, options.hysteresisStencil};
 }
 
 /// A GLES backend of `kind` under the board's limits, or the reason it cannot run (a frame beyond
@@ -46,14 +39,13 @@ Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptio
     std::unique_ptr<Backend> b;
     if (kind == BackendKind::GlesFragment) {
         std::unique_ptr<gles::FragmentBackend> f;
-        if (Status s = gles::FragmentBackend::create(fragmentLimitsOf(limits, options), &f); !s) return s;
+        if (Status s = gles::FragmentBackend::create(limits, options.fragment, &f); !s) return s;
         b = std::move(f);
     } else {
         if (!limits.compute)
             return Status::error("gles-compute needs GLES 3.1 compute shaders; board '" + limits.profile + "' has none");
         std::unique_ptr<gles::ComputeBackend> c;
-        const gles::GpuLimits gpu{limits.maxTextureSize, limits.computeSharedBytes, limits.computeInvocations};
-        if (Status s = gles::ComputeBackend::create(gpu, &c); !s) return s;
+        if (Status s = gles::ComputeBackend::create(limits, &c); !s) return s;
         b = std::move(c);
     }
     if (Status s = b->configure(chain, format); !s) return s;
@@ -64,7 +56,7 @@ Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptio
 
 } // namespace
 
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
 BackendKind autoRule(const Probe& probe, const BoardLimits& limits, std::string* reason) {
     if (probe.softwareRenderer) {
         *reason = probe.renderer + " is a software renderer: it runs on the same cores as the cpu backend, several "
@@ -83,7 +75,7 @@ BackendKind autoRule(const Probe& probe, const BoardLimits& limits, std::string*
 #endif
 
 Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason, const Chain* chain) {
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
     const Probe& probe = machine();
     if (!probe.gpu) {
         *kind = BackendKind::Cpu;
@@ -115,25 +107,14 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
 #endif
 }
 
-#ifdef STRIATE_HAVE_PROBE
-Status fragmentLimits(const BackendOptions& options, gles::FragmentLimits* out) {
-    const Probe& probe = machine();
-    if (!probe.gpu) return Status::error("no GLES context: " + probe.gpuError);
-    BoardLimits limits;
-    if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
-    *out = fragmentLimitsOf(limits, options);
-    return {};
-}
-#endif
 
-namespace {
-
-Status startUnguarded(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
-                      std::unique_ptr<Backend>* out, std::string* fallback) {
-    fallback->clear();
+Status chooseBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                     Placement placement, BackendChoice* out) {
+    *out = BackendChoice{};
+    out->options = options;
     if (Status s = chain.validate(); !s) return s;
     if (Status s = validateFrameFormat(format); !s) return s;
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
     // A misspelt board is an error whichever backend runs, not something a cpu run ignores.
     if (!options.board.empty() && options.board != "auto" && !findBoardProfile(options.board)) {
         const BoardProfile* unused = nullptr;
@@ -141,32 +122,55 @@ Status startUnguarded(BackendKind kind, const BackendOptions& options, const Cha
         return chooseBoardProfile(options.board, Probe{}, &unused, &chosenBy);
     }
 #endif
-    if (kind == BackendKind::Reference) {
+    if (placement == Placement::CurrentContext) {
+        if (kind != BackendKind::Auto && kind != BackendKind::GlesFragment)
+            return Status::error(std::string("only gles-fragment runs in the caller's GLES context; ") +
+                                 nickOf(kBackendKinds, kind) + " was asked for");
+        kind = BackendKind::GlesFragment;
+    } else if (kind == BackendKind::Auto) {
+        std::string reason;
+        if (Status s = autoBackend(options, &kind, &reason, &chain); !s) return s;
+    }
+    out->kind = kind;
+    if (kind != BackendKind::GlesCompute && kind != BackendKind::GlesFragment) return {};
+#ifdef STRIATE_HAVE_GLES
+    const Probe& probe = machine();
+    if (probe.gpu) return resolveBoard(options.board, probe, &out->limits);
+    out->fallback = "no GLES context: " + probe.gpuError;
+#else
+    out->fallback = std::string("backend '") + nickOf(kBackendKinds, kind) + "' is not available: this build has no GLES support";
+#endif
+    if (placement == Placement::CurrentContext) return Status::error(out->fallback);
+    out->kind = BackendKind::Cpu;
+    return {};
+}
+
+namespace {
+
+Status startUnguarded(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                      std::unique_ptr<Backend>* out, std::string* fallback) {
+    BackendChoice choice;
+    if (Status s = chooseBackend(kind, options, chain, format, Placement::OwnContext, &choice); !s) return s;
+    *fallback = choice.fallback;
+    switch (choice.kind) {
+    case BackendKind::Reference: {
         auto r = std::make_unique<reference::ReferenceBackend>();
         if (Status s = r->configure(chain, format); !s) return s;
         *out = std::move(r);
         return {};
     }
-    if (kind == BackendKind::Auto) {
-        std::string reason;
-        if (Status s = autoBackend(options, &kind, &reason, &chain); !s) return s;
-    }
-    if (kind == BackendKind::Cpu) return startCpu(options, chain, format, out);
-#ifdef STRIATE_HAVE_PROBE
-    const Probe& probe = machine();
-    Status s;
-    if (!probe.gpu) {
-        s = Status::error("no GLES context: " + probe.gpuError);
-    } else {
-        BoardLimits limits;
-        if (Status b = resolveBoard(options.board, probe, &limits); !b) return b;
-        s = startGles(kind, limits, options, chain, format, out);
+    case BackendKind::GlesCompute:
+    case BackendKind::GlesFragment: {
+#ifdef STRIATE_HAVE_GLES
+        const Status s = startGles(choice.kind, choice.limits, options, chain, format, out);
         if (s) return s;
-    }
-    *fallback = s.message();
-#else
-    *fallback = std::string("backend '") + nickOf(kBackendKinds, kind) + "' is not available: this build has no GLES support";
+        *fallback = s.message();
 #endif
+        break;
+    }
+    case BackendKind::Auto:
+    case BackendKind::Cpu: break;
+    }
     return startCpu(options, chain, format, out);
 }
 
@@ -187,5 +191,18 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
         return Status::error(std::string("cannot start the backend's threads: ") + e.what());
     }
 }
+
+#ifdef STRIATE_HAVE_GLES
+Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
+                             std::unique_ptr<gles::FragmentBackend>* out) {
+    if (choice.kind != BackendKind::GlesFragment)
+        return Status::error("only gles-fragment runs in the caller's GLES context");
+    std::unique_ptr<gles::FragmentBackend> b;
+    if (Status s = gles::FragmentBackend::createInCurrentContext(choice.limits, choice.options.fragment, &b); !s) return s;
+    if (Status s = b->configure(chain, format); !s) return s;
+    *out = std::move(b);
+    return {};
+}
+#endif
 
 } // namespace striate

@@ -5,52 +5,79 @@
 
 #include "core/backend.h"
 #include "core/status.h"
+#include "gles/limits.h"
 
-namespace striate::gles {
-struct FragmentLimits;
-}
+#ifdef STRIATE_HAVE_GLES
+#include "board/profile.h"
+#endif
 
 namespace striate {
 
 struct Probe;
-struct BoardLimits;
+namespace gles {
+class FragmentBackend;
+}
 
 struct BackendOptions {
     int threads = 0;    ///< cpu backend threads; <= 0: one per hardware thread
     std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
-    RecursiveForm recursiveForm = RecursiveForm::Auto;  ///< gles-fragment: how recursive filters run
-    PyramidUse boxPyramid = PyramidUse::WhereCheaper;   ///< gles-fragment: boxes from the sum pyramid
-    bool hysteresisStencil = true;  ///< gles-fragment: hysteresis draws only the weak pixels (stencil)
+    gles::FragmentOptions fragment{};  ///< gles-fragment's forms (the tests and benchmarks force each)
 };
 
-/// The one place that turns a requested backend into a running one (DESIGN.md), configured for
-/// `chain` and `format`. `auto` follows autoBackend: what selftest measured fastest here, else
-/// autoRule (cpu on a software renderer, else gles-compute where the board profile has compute,
-/// else gles-fragment). Errors are for the caller's
-/// input: an unknown or unsatisfiable board, a chain or frame size no backend accepts, a frame
-/// whose planes the process cannot allocate (std::bad_alloc is caught and named). A GPU
+/// Where a backend runs: in a context of its own (or on the cpu), or inside the GLES context that
+/// is current on the calling thread when it is made (GstGL's), where only gles-fragment runs and
+/// frames are textures.
+enum class Placement { OwnContext, CurrentContext };
+
+/// A backend chosen, not yet made: its kind, the board's limits for a GPU kind, and, where a GPU
+/// backend was asked for but cannot run at all (no GLES context, a build without GLES), why the
+/// cpu backend was chosen instead.
+struct BackendChoice {
+    BackendKind kind = BackendKind::Cpu;
+    BackendOptions options;
+#ifdef STRIATE_HAVE_GLES
+    BoardLimits limits;
+#endif
+    std::string fallback;
+};
+
+/// The one backend choice (DESIGN.md), for `chain` and `format`: `auto` follows autoBackend (what
+/// selftest measured fastest here, else autoRule: cpu on a software renderer, else gles-compute
+/// where the board profile has compute, else gles-fragment). Errors are for the caller's input: an
+/// unknown or unsatisfiable board, a chain or frame size no backend accepts. With
+/// Placement::CurrentContext the choice is gles-fragment (auto or gles-fragment asked for) under
+/// the board's limits, or an error naming why it cannot run there (no GPU, another backend asked
+/// for, the board refused): the caller then runs the cpu backend on mapped frames. Call it outside
+/// any context of someone else's: the first call probes the machine with a context of its own.
+Status chooseBackend(BackendKind requested, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                     Placement placement, BackendChoice* out);
+
+/// chooseBackend, then the backend made and configured for `chain` and `format`. A frame whose
+/// planes the process cannot allocate is an error (std::bad_alloc is caught and named). A GPU
 /// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
 /// compile, a frame beyond the board's texture limit: the GLES backends do not tile) is not an
 /// error: the cpu backend runs instead and `fallback` names the cause, for the caller's one warning.
 Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                     std::unique_ptr<Backend>* out, std::string* fallback);
 
+#ifdef STRIATE_HAVE_GLES
+/// A Placement::CurrentContext choice made: gles-fragment in the context current on the calling
+/// thread, configured; an error names why it cannot run there.
+Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
+                             std::unique_ptr<gles::FragmentBackend>* out);
+#endif
+
 /// The backend `auto` picks on this machine and board for `chain` (any chain when null), and why
 /// (striate probe): the fastest that `striate selftest` measured for chains ending in the same
 /// kind of stage on this board and renderer (board/measured.h), when it has; else autoRule.
 Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason, const Chain* chain = nullptr);
 
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
 /// auto's rule on a probed machine under a board profile: cpu where the renderer is a software
 /// one (Mesa llvmpipe or softpipe run on the same cores, several times slower than the cpu
 /// backend); else gles-compute where the board has compute shaders, else gles-fragment.
 BackendKind autoRule(const Probe& probe, const BoardLimits& limits, std::string* reason);
 
-/// The fragment backend's limits under the board profile of `options` on this machine, as
-/// startBackend applies them, for a backend made inside someone else's context
-/// (gles::FragmentBackend::createInCurrentContext: GstGL's). Call it outside that context: the
-/// first call probes the machine with a context of its own, made current and released.
-Status fragmentLimits(const BackendOptions& options, gles::FragmentLimits* out);
 #endif
 
 } // namespace striate

@@ -73,8 +73,8 @@ Probe probeMachine() {
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &p.maxTextureSize);
     if (p.glesMajor > 3 || (p.glesMajor == 3 && p.glesMinor >= 1)) {
         p.compute = true;
-        glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &p.maxComputeInvocations);
-        glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &p.maxComputeSharedMemory);
+        glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &p.computeInvocations);
+        glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &p.computeSharedBytes);
     }
     if (p.glesMajor >= 3) {
         const std::pair<GLenum, const char*> formats[] = {{GL_R16F, "R16F"},   {GL_RG16F, "RG16F"},
@@ -82,6 +82,7 @@ Probe probeMachine() {
                                                           {GL_RG32F, "RG32F"}, {GL_RGBA32F, "RGBA32F"}};
         for (const auto& [f, name] : formats)
             if (renderable(f)) p.floatRenderable.push_back(name);
+        p.floatTargets = renderable(GL_R32F);
     }
     GLint range[2] = {0, 0};
     glGetShaderPrecisionFormat(GL_FRAGMENT_SHADER, GL_HIGH_FLOAT, range, &p.fragmentHighpPrecision);
@@ -104,7 +105,7 @@ std::string formatProbe(const Probe& p) {
       << "  glsl: " << p.glsl << "\n  max texture size: " << p.maxTextureSize << "\n"
       << "  compute: ";
     if (p.compute)
-        s << "yes, " << p.maxComputeInvocations << " invocations, " << p.maxComputeSharedMemory / 1024
+        s << "yes, " << p.computeInvocations << " invocations, " << p.computeSharedBytes / 1024
           << " KiB shared memory\n";
     else
         s << "no\n";
@@ -128,8 +129,8 @@ std::string formatProbeJson(const Probe& p) {
       << ", \"vendor\": " << jsonString(p.vendor)
       << ", \"software_renderer\": " << (p.softwareRenderer ? "true" : "false") << ", \"glsl\": " << jsonString(p.glsl)
       << ", \"max_texture_size\": " << p.maxTextureSize << ", \"compute\": " << (p.compute ? "true" : "false")
-      << ", \"max_compute_invocations\": " << p.maxComputeInvocations
-      << ", \"max_compute_shared_memory\": " << p.maxComputeSharedMemory << ", \"float_renderable\": [";
+      << ", \"max_compute_invocations\": " << p.computeInvocations
+      << ", \"max_compute_shared_memory\": " << p.computeSharedBytes << ", \"float_renderable\": [";
     for (std::size_t i = 0; i < p.floatRenderable.size(); ++i) s << (i ? ", " : "") << jsonString(p.floatRenderable[i]);
     s << "], \"fragment_highp_bits\": " << p.fragmentHighpPrecision
       << ", \"fragment_mediump_bits\": " << p.fragmentMediumpPrecision << "}}";

@@ -4,27 +4,24 @@
 #include <vector>
 
 #include "core/status.h"
+#include "gles/limits.h"
 
 namespace striate {
 
 /// What this machine offers, probed once (DESIGN.md, board/): the GLES context and its limits
-/// from real queries (float formats by framebuffer completeness, not extension strings), the
-/// board's device-tree model, the CPU's SIMD path.
-struct Probe {
+/// from real queries (float formats by framebuffer completeness, not extension strings: the
+/// GpuLimits part, whose budget and unroll limit are not probed and stay 0), the board's
+/// device-tree model, the CPU's SIMD path.
+struct Probe : gles::GpuLimits {
     // GPU (empty when no context could be made; gpuError says why).
     bool gpu = false;
     std::string gpuError;
     std::string platform;  ///< EGL platform of the display
-    int glesMajor = 0, glesMinor = 0;
     std::string version, renderer, vendor, glsl;
     /// The renderer rasterises on the CPU (Mesa llvmpipe, softpipe, swrast): the GLES backends run,
     /// but on the cores the cpu backend uses better (docs/performance.md).
     bool softwareRenderer = false;
-    int maxTextureSize = 0;
-    bool compute = false;
-    int maxComputeInvocations = 0;
-    int maxComputeSharedMemory = 0;  ///< bytes
-    std::vector<std::string> floatRenderable;  ///< of R16F RG16F RGBA16F R32F RG32F RGBA32F
+    std::vector<std::string> floatRenderable;  ///< of R16F RG16F RGBA16F R32F RG32F RGBA32F (R32F: floatTargets)
     int fragmentHighpPrecision = 0;  ///< bits of highp float in fragment shaders (0: no highp)
     int fragmentMediumpPrecision = 0;
     // Board and CPU.

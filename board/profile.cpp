@@ -12,13 +12,13 @@ namespace {
 // (RGBA8 and RGB565 only), textures up to 2048 (vc4_screen.c: MAX_TEXTURE_2D_SIZE). vc4 has no hard
 // instruction limit but no register spilling either; the budget is the tight profile's doubled, a
 // provisional cap until it is measured on a board (docs/boards.md).
-constexpr BoardProfile kVc4{
+constexpr gles::GpuLimits kVc4{
     .glesMajor = 2,
     .glesMinor = 0,
     .compute = false,
     .floatTargets = false,
     .maxTextureSize = 2048,
-    .budget = {.alu = 128, .textureFetches = 64, .dependentDepth = 4, .uniformVectors = 64},
+    .budget = {.alu = 128, .fetches = 64, .dependentDepth = 4, .uniforms = 64},
     .unrollLimit = 64,
 };
 
@@ -26,7 +26,7 @@ constexpr BoardProfile kVc4{
 // shared memory per workgroup (v3d_screen.c), float targets R16F..RGBA32F, textures up to 4096.
 // Fragment shaders have no practical instruction limit; loops unroll up to 16 iterations
 // (DESIGN.md).
-constexpr BoardProfile kV3d{
+constexpr gles::GpuLimits kV3d{
     .glesMajor = 3,
     .glesMinor = 1,
     .compute = true,
@@ -34,42 +34,33 @@ constexpr BoardProfile kV3d{
     .computeSharedBytes = 32768,
     .floatTargets = true,
     .maxTextureSize = 4096,
-    .budget = {.alu = 4096, .textureFetches = 256, .dependentDepth = 8, .uniformVectors = 256},
+    .budget = {.alu = 4096, .fetches = 256, .dependentDepth = 8, .uniforms = 256},
     .unrollLimit = 16,
 };
 
-BoardProfile named(BoardProfile p, const char* name, const char* description) {
-    p.name = name;
-    p.description = description;
-    return p;
-}
-
 const BoardProfile kProfiles[] = {
-    named(kVc4, "rpi0", "Raspberry Pi Zero, VideoCore IV (vc4)"),
-    named(kVc4, "rpi1", "Raspberry Pi 1, VideoCore IV (vc4)"),
-    named(kVc4, "rpi2", "Raspberry Pi 2, VideoCore IV (vc4)"),
-    named(kVc4, "rpi3", "Raspberry Pi 3, VideoCore IV (vc4)"),
-    named(kV3d, "rpi4", "Raspberry Pi 4, V3D 4.2 (v3d)"),
+    BoardProfile{"rpi0", "Raspberry Pi Zero, VideoCore IV (vc4)", kVc4},
+    BoardProfile{"rpi1", "Raspberry Pi 1, VideoCore IV (vc4)", kVc4},
+    BoardProfile{"rpi2", "Raspberry Pi 2, VideoCore IV (vc4)", kVc4},
+    BoardProfile{"rpi3", "Raspberry Pi 3, VideoCore IV (vc4)", kVc4},
+    BoardProfile{"rpi4", "Raspberry Pi 4, V3D 4.2 (v3d)", kV3d},
     // V3D 7.1 (Pi 5): as V3D 4.2 for what Striate uses; its 7680 limit is for framebuffers, textures
     // stay at 4096 (DESIGN.md).
-    named(kV3d, "rpi5", "Raspberry Pi 5, V3D 7.1 (v3d)"),
+    BoardProfile{"rpi5", "Raspberry Pi 5, V3D 7.1 (v3d)", kV3d},
     // The ARB_fragment_program minimums of seed 004: 64 ALU instructions, 32 texture fetches,
     // 4 levels of dependent reads; GLES 2.0 without float targets.
-    BoardProfile{.name = "tight",
-                 .description = "the smallest fragment hardware (seed 004 limits), for testing the planner",
-                 .glesMajor = 2,
-                 .glesMinor = 0,
-                 .compute = false,
-                 .floatTargets = false,
-                 .maxTextureSize = 2048,
-                 .budget = {.alu = 64, .textureFetches = 32, .dependentDepth = 4, .uniformVectors = 32},
-                 .unrollLimit = 32},
+    BoardProfile{"tight", "the smallest fragment hardware (seed 004 limits), for testing the planner",
+                 {.glesMajor = 2,
+                  .glesMinor = 0,
+                  .compute = false,
+                  .floatTargets = false,
+                  .maxTextureSize = 2048,
+                  .budget = {.alu = 64, .fetches = 32, .dependentDepth = 4, .uniforms = 32},
+                  .unrollLimit = 32}},
     // Everything as probed; the fragment budget of a desktop-class GPU. Strips of 16 as on V3D:
     // wider unrolled strips barely change a frame's cost but compile far more slowly (llvmpipe).
-    BoardProfile{.name = "host",
-                 .description = "this machine as probed",
-                 .budget = {.alu = 4096, .textureFetches = 256, .dependentDepth = 8, .uniformVectors = 256},
-                 .unrollLimit = 16},
+    BoardProfile{"host", "this machine as probed",
+                 {.budget = {.alu = 4096, .fetches = 256, .dependentDepth = 8, .uniforms = 256}, .unrollLimit = 16}},
 };
 
 std::string version(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
@@ -82,6 +73,12 @@ int cap(int probed, int profile) { return profile > 0 ? std::min(probed, profile
 const BoardProfile* boardProfiles(std::size_t* count) {
     *count = std::size(kProfiles);
     return kProfiles;
+}
+
+std::string boardNames() {
+    std::string names = "auto";
+    for (const BoardProfile& p : kProfiles) names += std::string(", ") + p.name;
+    return names;
 }
 
 const BoardProfile* findBoardProfile(std::string_view name) {
@@ -117,17 +114,13 @@ Status chooseBoardProfile(std::string_view requested, const Probe& probe, const 
         }
     }
     *profile = findBoardProfile(name);
-    if (!*profile) {
-        std::string known;
-        std::size_t n = 0;
-        for (const BoardProfile* p = boardProfiles(&n); n > 0; ++p, --n) known += std::string(known.empty() ? "" : ", ") + p->name;
-        return Status::error("unknown board '" + name + "' (expected auto, " + known + ")");
-    }
+    if (!*profile) return Status::error("unknown board '" + name + "' (expected " + boardNames() + ")");
     return {};
 }
 
-Status applyBoardProfile(const BoardProfile& profile, const Probe& probe, BoardLimits* limits) {
-    const std::string board = std::string("board '") + profile.name + "' ";
+Status applyBoardProfile(const BoardProfile& chosen, const Probe& probe, BoardLimits* limits) {
+    const gles::GpuLimits& profile = chosen.limits;
+    const std::string board = std::string("board '") + chosen.name + "' ";
     if (!probe.gpu) return Status::error(board + "needs an OpenGL ES context: " + probe.gpuError);
     const bool isHost = profile.glesMajor == 0;
     if (!isHost && (probe.glesMajor < profile.glesMajor ||
@@ -137,25 +130,23 @@ Status applyBoardProfile(const BoardProfile& profile, const Probe& probe, BoardL
     if (profile.compute && !probe.compute)
         return Status::error(board + "needs GLES 3.1 compute shaders; this machine's GLES " +
                              version(probe.glesMajor, probe.glesMinor) + " has none");
-    const bool probedFloat = std::find(probe.floatRenderable.begin(), probe.floatRenderable.end(), "R32F") !=
-                             probe.floatRenderable.end();
-    if (profile.floatTargets && !probedFloat)
+    if (profile.floatTargets && !probe.floatTargets)
         return Status::error(board + "needs float render targets (R32F); this machine's GPU cannot render to them");
     BoardLimits l;
-    l.profile = profile.name;
+    l.profile = chosen.name;
     if (isHost) {
         l.glesMajor = probe.glesMajor;
         l.glesMinor = probe.glesMinor;
         l.compute = probe.compute;
-        l.floatTargets = probedFloat;
+        l.floatTargets = probe.floatTargets;
     } else {
         l.glesMajor = profile.glesMajor;
         l.glesMinor = profile.glesMinor;
         l.compute = profile.compute;
         l.floatTargets = profile.floatTargets;
     }
-    l.computeInvocations = l.compute ? cap(probe.maxComputeInvocations, profile.computeInvocations) : 0;
-    l.computeSharedBytes = l.compute ? cap(probe.maxComputeSharedMemory, profile.computeSharedBytes) : 0;
+    l.computeInvocations = l.compute ? cap(probe.computeInvocations, profile.computeInvocations) : 0;
+    l.computeSharedBytes = l.compute ? cap(probe.computeSharedBytes, profile.computeSharedBytes) : 0;
     l.maxTextureSize = cap(probe.maxTextureSize, profile.maxTextureSize);
     l.budget = profile.budget;
     l.unrollLimit = profile.unrollLimit;
@@ -180,8 +171,8 @@ std::string formatBoardLimits(const BoardLimits& l) {
     else s << "no";
     s << "\n  float render targets: " << (l.floatTargets ? "yes" : "no (packed RGBA8 intermediates)")
       << "\n  max texture size: " << l.maxTextureSize << "\n  fragment budget: " << l.budget.alu << " ALU, "
-      << l.budget.textureFetches << " texture fetches, " << l.budget.dependentDepth << " dependent-read levels, "
-      << l.budget.uniformVectors << " uniform vectors; loops unroll to " << l.unrollLimit << "\n";
+      << l.budget.fetches << " texture fetches, " << l.budget.dependentDepth << " dependent-read levels, "
+      << l.budget.uniforms << " uniform vectors; loops unroll to " << l.unrollLimit << "\n";
     return s.str();
 }
 
@@ -191,8 +182,8 @@ std::string formatBoardLimitsJson(const BoardLimits& l) {
       << ", \"gles\": " << jsonString(version(l.glesMajor, l.glesMinor)) << ", \"compute\": " << (l.compute ? "true" : "false")
       << ", \"compute_invocations\": " << l.computeInvocations << ", \"compute_shared_bytes\": " << l.computeSharedBytes
       << ", \"float_targets\": " << (l.floatTargets ? "true" : "false") << ", \"max_texture_size\": " << l.maxTextureSize
-      << ", \"budget\": {\"alu\": " << l.budget.alu << ", \"texture_fetches\": " << l.budget.textureFetches
-      << ", \"dependent_depth\": " << l.budget.dependentDepth << ", \"uniform_vectors\": " << l.budget.uniformVectors
+      << ", \"budget\": {\"alu\": " << l.budget.alu << ", \"texture_fetches\": " << l.budget.fetches
+      << ", \"dependent_depth\": " << l.budget.dependentDepth << ", \"uniform_vectors\": " << l.budget.uniforms
       << "}, \"unroll_limit\": " << l.unrollLimit << "}";
     return s.str();
 }

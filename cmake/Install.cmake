@@ -29,19 +29,21 @@ install(TARGETS ${STRIATE_LIBRARIES} striate_all striate_warnings EXPORT striate
 install(EXPORT striateTargets NAMESPACE striate:: DESTINATION ${STRIATE_CMAKE_DIR})
 
 # The public headers keep their folders: core/ (specs, chain parser, Backend, images),
-# board/backend_choice.h (startBackend: every backend, cpu included, by kind), the probe and
-# profiles, the reference backend and the synthetic camera.
+# board/backend_choice.h (chooseBackend and startBackend: every backend, cpu included, by kind),
+# the probe and profiles with gles/limits.h, the reference backend and the synthetic camera.
 install(DIRECTORY core/ DESTINATION ${STRIATE_INCLUDE_SUBDIR}/core FILES_MATCHING PATTERN "*.h")
 install(FILES cpu/reference/reference.h DESTINATION ${STRIATE_INCLUDE_SUBDIR}/cpu/reference)
 install(FILES board/backend_choice.h board/probe.h board/profile.h
         DESTINATION ${STRIATE_INCLUDE_SUBDIR}/board)
 install(FILES sensors/synthetic_camera.h DESTINATION ${STRIATE_INCLUDE_SUBDIR}/sensors)
+# The GLES limits and gles-fragment's options: plain data that board/ and BackendOptions carry.
+install(FILES gles/limits.h DESTINATION ${STRIATE_INCLUDE_SUBDIR}/gles)
 
 set(STRIATE_PC_REQUIRES "")
 set(STRIATE_PC_CFLAGS "")
 if(STRIATE_WITH_GLES)
   set(STRIATE_PC_REQUIRES "egl glesv2 gbm")
-  set(STRIATE_PC_CFLAGS " -DSTRIATE_HAVE_PROBE=1")
+  set(STRIATE_PC_CFLAGS " -DSTRIATE_HAVE_GLES=1")
 endif()
 list(TRANSFORM STRIATE_LIBRARIES PREPEND "-l" OUTPUT_VARIABLE STRIATE_PC_LIBS)
 list(JOIN STRIATE_PC_LIBS " " STRIATE_PC_LIBS)

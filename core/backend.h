@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/chain.h"
 #include "core/image.h"
@@ -16,21 +17,6 @@ inline constexpr EnumName<BackendKind> kBackendKinds[] = {
     {BackendKind::Cpu, "cpu"},
     {BackendKind::GlesCompute, "gles-compute"},
     {BackendKind::GlesFragment, "gles-fragment"}};
-
-/// How the gles-fragment backend runs recursive filters (docs/algorithms.md, "The GLES backends"):
-/// as an FIR of the recursion's own two-sided response cut where its tail is negligible (exact
-/// replicate borders make the two the same filter), in strips of first-order sections
-/// (ALGORITHMS.md 6), or in the strips' block form. Auto: the response where it is short, else
-/// strips.
-enum class RecursiveForm { Auto, Response, Strips, Block };
-inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Auto, "auto"},
-                                                             {RecursiveForm::Response, "response"},
-                                                             {RecursiveForm::Strips, "strips"},
-                                                             {RecursiveForm::Block, "block"}};
-
-/// Whether gles-fragment's boxes come from the sum pyramid (ALGORITHMS.md 2.4, float planes
-/// only) where it needs fewer fetches than the taps, always, or never.
-enum class PyramidUse { WhereCheaper, Always, Never };
 
 /// What a backend is configured for: an 8-bit luma plane of this size.
 struct FrameFormat {
@@ -71,6 +57,14 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual const char* name() const = 0;
+    /// True for a backend whose frames run on the GPU (the GLES backends).
+    virtual bool runsOnGpu() const { return false; }
+    /// True where intermediate planes are quantised (gles-fragment's packed RGBA8 planes): its
+    /// outputs are held to the packed budget of ALGORITHMS.md 8 rather than the float one.
+    virtual bool packedIntermediates() const { return false; }
+    /// What --explain prints after the backend's name, for the configured chain: the kernels or
+    /// passes that run it, one line each ("" for none).
+    virtual std::string explain() const { return {}; }
     virtual Status validate(const Chain& chain, const FrameFormat& format) const = 0;
     virtual Status configure(const Chain& chain, const FrameFormat& format) = 0;
     virtual Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;

@@ -7,7 +7,6 @@
 #include <variant>
 
 #include "core/coefficients.h"
-#include "gles/fragment_shaders.h"
 
 namespace striate::gles {
 namespace {
@@ -16,24 +15,11 @@ namespace {
 constexpr int kTile = 16;      // per-pixel passes: 16 x 16
 constexpr int kLineGroup = 64;  // recursive_line.comp: one invocation per line
 constexpr int kBoxGroup = 256;  // box_blur.comp: one workgroup per line
-/// Hysteresis passes queued between two checks of the GPU-side gate.
-constexpr int kHysteresisBatch = 16;
+/// Hysteresis passes queued between two checks of the GPU-side gate (gles-fragment reads its
+/// classes back per kHysteresisPairsPerCheck pairs of draws).
+constexpr int kHysteresisPassesPerCheck = 16;
 
 int groups(int n, int size) { return (n + size - 1) / size; }
-
-/// The context current on this thread for the lifetime of the object.
-class CurrentContext {
-public:
-    explicit CurrentContext(EglContext& c) : c_(c), status_(c.makeCurrent()) {}
-    ~CurrentContext() {
-        if (status_) c_.release();
-    }
-    const Status& status() const { return status_; }
-
-private:
-    EglContext& c_;
-    Status status_;
-};
 
 GLint at(unsigned program, const char* name) { return glGetUniformLocation(program, name); }
 
@@ -46,41 +32,25 @@ void bindImage(int unit, unsigned texture, GLenum access, GLenum format) {
     glBindImageTexture(unit, texture, 0, GL_FALSE, 0, access, format);
 }
 
-const char* glErrorName(GLenum e) {
-    switch (e) {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    default: return "a GL error";
-    }
-}
-
 } // namespace
 
 Status ComputeBackend::create(const GpuLimits& limits, std::unique_ptr<ComputeBackend>* out) {
-    std::unique_ptr<ComputeBackend> b(new ComputeBackend());
-    if (Status s = EglContext::create(&b->ctx_); !s) return s;
-    const ContextInfo& info = b->ctx_->info();
+    std::unique_ptr<ComputeBackend> b(new ComputeBackend(limits));
+    if (Status s = b->createContext(); !s) return s;
+    const ContextInfo& info = b->info_;
     if (info.major < 3 || (info.major == 3 && info.minor < 1))
         return Status::error("gles-compute needs GLES 3.1 compute shaders; this context is GLES " +
                              std::to_string(info.major) + "." + std::to_string(info.minor));
-    if (limits.invocations < kBoxGroup)
+    if (limits.computeInvocations < kBoxGroup)
         return Status::error("gles-compute needs " + std::to_string(kBoxGroup) +
-                             " compute invocations per workgroup; the board allows " + std::to_string(limits.invocations));
-    b->limits_ = limits;
-    CurrentContext current(*b->ctx_);
-    if (!current.status()) return current.status();
-    b->cache_ = std::make_unique<ProgramCache>(info.major, info.minor);
+                             " compute invocations per workgroup; the board allows " + std::to_string(limits.computeInvocations));
     *out = std::move(b);
     return {};
 }
 
 ComputeBackend::~ComputeBackend() {
-    if (!ctx_) return;
-    CurrentContext current(*ctx_);
-    if (!current.status()) return;  // the context is gone; so are its objects
+    const Current current(*this);
+    if (!current.status()) return;  // no context: no objects either
     releaseGl();
     cache_.reset();
 }
@@ -91,44 +61,6 @@ void ComputeBackend::releaseGl() {
     textures_.clear();
     buffers_.clear();
     taps_.clear();
-}
-
-const std::array<float, 256>& unitValues() {
-    static const std::array<float, 256> table = [] {
-        std::array<float, 256> t{};
-        for (int c = 0; c < 256; ++c) t[c] = static_cast<float>(c / 255.0);
-        return t;
-    }();
-    return table;
-}
-
-Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTextureSize, const char* whose,
-                        const char* backend) {
-    if (Status s = chain.validate(); !s) return s;
-    if (format.width > maxTextureSize || format.height > maxTextureSize)
-        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) + " exceeds " +
-                             whose + " maximum texture size " + std::to_string(maxTextureSize) + " (" + backend +
-                             " does not tile)");
-    const bool hysteresis = std::any_of(chain.stages.begin(), chain.stages.end(), [](const Stage& stage) {
-        const auto* e = std::get_if<EdgeSpec>(&stage);
-        return e && e->output != EdgeOutput::Strength;
-    });
-    if (hysteresis && static_cast<long long>(format.width) * format.height > kMaxGpuHysteresisPixels)
-        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) +
-                             " is beyond the " + std::to_string(kMaxGpuHysteresisPixels) + " pixels (3840x2160) whose edge "
-                             "map " + backend + " computes (its hysteresis grows with the frame)");
-    return validateFrameFormat(format);
-}
-
-Status ComputeBackend::validate(const Chain& chain, const FrameFormat& format) const {
-    return validateGpuFrame(chain, format, limits_.maxTextureSize, "the GPU's", name());
-}
-
-Status ComputeBackend::configure(const Chain& chain, const FrameFormat& format) {
-    if (Status s = validate(chain, format); !s) return s;
-    CurrentContext current(*ctx_);
-    if (!current.status()) return current.status();
-    return configureCurrent(chain, format);
 }
 
 unsigned ComputeBackend::texture(unsigned internalFormat) {
@@ -148,7 +80,7 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
     chain_ = chain;
     format_ = format;
     plans_.clear();
-    for (const Stage& st : chain.stages) plans_.push_back(cpu::planStage(st));
+    for (const Stage& st : chain.stages) plans_.push_back(planStage(st));
     const int W = format.width, H = format.height;
     luma_ = texture(GL_R8);
     for (unsigned* t : {&unit_, &stageOut_[0], &stageOut_[1], &tmp_, &gauss_, &hRe_, &hIm_, &vRe_, &vIm_, &keptRe_,
@@ -171,20 +103,20 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
     indirect_ = buffer(GL_DISPATCH_INDIRECT_BUFFER, 3 * sizeof(GLuint), nullptr);
     // Boxes whose padded line exceeds workgroup memory keep it in a storage buffer.
     std::size_t scratch = 0;
-    for (const cpu::StagePlan& p : plans_)
-        for (const cpu::BlurPlan* b : {&p.blur, &p.gabor.dcBlur})
+    for (const StagePlan& p : plans_)
+        for (const BlurPlan* b : {&p.blur, &p.gabor.dcBlur})
             if (b->method == BlurMethod::Boxes)
                 scratch = std::max(scratch, sizeof(float) * 2 * (std::max(W, H) + 2 * b->pad) * std::max(W, H));
     boxScratch_ = buffer(GL_SHADER_STORAGE_BUFFER, scratch, nullptr);
     // Direct Gabor taps per orientation and axis: the plan's half taps (c_k, s_k), k = 0..R.
     taps_.assign(chain.stages.size(), {});
     for (std::size_t i = 0; i < plans_.size(); ++i) {
-        const cpu::GaborPlan& g = plans_[i].gabor;
+        const GaborPlan& g = plans_[i].gabor;
         if (g.recursive) continue;
-        for (const cpu::GaborOrientationPlan& o : g.bank) {
+        for (const GaborOrientationPlan& o : g.bank) {
             std::array<unsigned, 2> pair{};
             for (int axis = 0; axis < 2; ++axis) {
-                const cpu::GaborTaps& t = axis == 0 ? o.tx : o.ty;
+                const GaborTaps& t = axis == 0 ? o.tx : o.ty;
                 std::vector<float> v;
                 for (std::size_t k = 0; k < t.c.size(); ++k) v.insert(v.end(), {t.c[k], t.s[k]});
                 pair[axis] = buffer(GL_SHADER_STORAGE_BUFFER, sizeof(float) * v.size(), v.data());
@@ -192,18 +124,14 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
             taps_[i].push_back(pair);
         }
     }
-    real_.reset(W, H);
-    if (chain.complexOutput()) complex_.reset(W, H);
+    resetOutputs(chain.complexOutput());
     // A dry run compiles every program and records the passes (--explain) without dispatching.
     failure_ = {};
     passes_.clear();
     recording_ = true;
     runChain();
     recording_ = false;
-    if (failure_) {
-        if (const GLenum e = glGetError(); e != GL_NO_ERROR)
-            failure_ = Status::error(std::string("gles-compute configure: ") + glErrorName(e));
-    }
+    failure_ = glStatus("while configuring");
     return failure_;
 }
 
@@ -231,7 +159,7 @@ void ComputeBackend::dispatch(const std::string& file, const Defines& defines, u
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
 }
 
-void ComputeBackend::blur(const cpu::BlurPlan& plan, unsigned in, unsigned out) {
+void ComputeBackend::blur(const BlurPlan& plan, unsigned in, unsigned out) {
     const int W = format_.width, H = format_.height;
     const unsigned sources[2] = {in, tmp_}, targets[2] = {tmp_, out};
     for (int axis = 0; axis < 2; ++axis) {
@@ -251,7 +179,7 @@ void ComputeBackend::blur(const cpu::BlurPlan& plan, unsigned in, unsigned out) 
             int block = 8;
             while (block < 2 * r + 2) block *= 2;
             // Two float arrays of the padded line in workgroup memory, or in a storage buffer.
-            const bool shared = static_cast<long>(2 * sizeof(float)) * total <= limits_.sharedBytes;
+            const bool shared = static_cast<long>(2 * sizeof(float)) * total <= limits_.computeSharedBytes;
             const int capacity = shared ? total : std::max(W, H) + 2 * plan.pad;
             d.insert(d.end(), {{"PAD", std::to_string(plan.pad)},
                                {"PASSES", std::to_string(kBoxPasses)},
@@ -277,7 +205,7 @@ void ComputeBackend::blur(const cpu::BlurPlan& plan, unsigned in, unsigned out) 
     }
 }
 
-void ComputeBackend::setCascade(unsigned p, const cpu::CascadeFloat& f) {
+void ComputeBackend::setCascade(unsigned p, const CascadeFloat& f) {
     float poles[6], back[6], g[6], h[6], m[18];
     for (int k = 0; k < 3; ++k) {
         poles[2 * k] = f.pr[k], poles[2 * k + 1] = f.pi[k];
@@ -294,11 +222,11 @@ void ComputeBackend::setCascade(unsigned p, const cpu::CascadeFloat& f) {
     glProgramUniform2fv(p, at(p, "m"), 9, m);
 }
 
-void ComputeBackend::gabor(const cpu::GaborPlan& plan, const Taps& taps, unsigned in, unsigned out) {
+void ComputeBackend::gabor(const GaborPlan& plan, const Taps& taps, unsigned in, unsigned out) {
     const int W = format_.width, H = format_.height;
     if (plan.removeDc) blur(plan.dcBlur, in, gauss_);
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
-        const cpu::GaborOrientationPlan& o = plan.bank[k];
+        const GaborOrientationPlan& o = plan.bank[k];
         // Horizontal pass (real in), then vertical (complex in), into vRe_/vIm_.
         for (int axis = 0; axis < 2; ++axis) {
             const Defines d = plan.recursive
@@ -332,14 +260,14 @@ void ComputeBackend::gabor(const cpu::GaborPlan& plan, const Taps& taps, unsigne
         bindSampler(1, vIm_);
         bindSampler(2, gauss_);
         if (plan.removeDc) glProgramUniform1f(p, at(p, "dcGain"), o.dcGain);
-        const bool bank = plan.sink == cpu::GaborSink::MaxMagnitude || plan.sink == cpu::GaborSink::MaxEnergy;
+        const bool bank = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
         bindImage(0, out, bank ? GL_READ_WRITE : GL_WRITE_ONLY, GL_R32F);
         if (bank) glProgramUniform1i(p, at(p, "first"), k == 0);
-        if (plan.sink == cpu::GaborSink::Complex) {
+        if (plan.sink == GaborSink::Complex) {
             bindImage(1, keptRe_, GL_WRITE_ONLY, GL_R32F);
             bindImage(2, keptIm_, GL_WRITE_ONLY, GL_R32F);
         }
-        if (plan.sink == cpu::GaborSink::MaxEnergy) {
+        if (plan.sink == GaborSink::MaxEnergy) {
             bindImage(1, sector_, GL_WRITE_ONLY, GL_R32UI);
             glProgramUniform1ui(p, at(p, "orientationSector"), o.sector);
         }
@@ -347,7 +275,7 @@ void ComputeBackend::gabor(const cpu::GaborPlan& plan, const Taps& taps, unsigne
     }
 }
 
-void ComputeBackend::edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Taps& taps, unsigned in,
+void ComputeBackend::edges(const EdgeSpec& spec, const StagePlan& plan, const Taps& taps, unsigned in,
                            unsigned out) {
     const int W = format_.width, H = format_.height;
     const Defines tie = {{"TIE", glslFloat(kTieTolerance)}};
@@ -404,9 +332,9 @@ void ComputeBackend::hysteresis() {
     // Each pass reaches at least one more tile along every unfinished path, so the number of
     // passes is bounded by the number of tiles; the GPU gate makes the passes after the fixed
     // point empty, and the host looks only once per batch.
-    const long maxBatches = static_cast<long>(gx) * gy / kHysteresisBatch + 2;
+    const long maxBatches = static_cast<long>(gx) * gy / kHysteresisPassesPerCheck + 2;
     for (long batch = 0; batch < maxBatches; ++batch) {
-        for (int i = 0; i < kHysteresisBatch; ++i) {
+        for (int i = 0; i < kHysteresisPassesPerCheck; ++i) {
             glUseProgram(pass);
             glDispatchComputeIndirect(0);
             glMemoryBarrier(GL_ALL_BARRIER_BITS);
@@ -452,13 +380,6 @@ void ComputeBackend::runChain() {
     dispatch("store.comp", d, p, groups(format_.width, kTile), groups(format_.height, kTile), "read-back buffer");
 }
 
-Status ComputeBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out) {
-    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
-    CurrentContext current(*ctx_);
-    if (!current.status()) return current.status();
-    return processCurrent(luma, out);
-}
-
 Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
     const int W = format_.width, H = format_.height;
     failure_ = {};
@@ -478,27 +399,17 @@ Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainO
         const GLenum e = glGetError();
         return Status::error(std::string("gles-compute: the result cannot be read back (") + glErrorName(e) + ")");
     }
-    *out = ChainOutput{};
-    if (complex) {
-        for (int y = 0; y < H; ++y) {
+    for (int y = 0; y < H; ++y) {
+        if (complex) {
             const float* row = values + 2 * static_cast<std::size_t>(y) * W;
             for (int x = 0; x < W; ++x) complex_.at(x, y) = Complex32(row[2 * x], row[2 * x + 1]);
+        } else {
+            std::memcpy(real_.row(y), values + static_cast<std::size_t>(y) * W, W * sizeof(float));
         }
-        out->complex = true;
-        out->complexPlane = complex_.view();
-    }
-    // The real plane: for complex output the magnitude plane the chain also wrote.
-    if (complex) {
-        for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x) real_.at(x, y) = std::abs(complex_.at(x, y));
-    } else {
-        for (int y = 0; y < H; ++y) std::memcpy(real_.row(y), values + static_cast<std::size_t>(y) * W, W * sizeof(float));
     }
     glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-    out->real = real_.view();
-    if (const GLenum e = glGetError(); e != GL_NO_ERROR)
-        return Status::error(std::string("gles-compute: ") + glErrorName(e) + " while processing a frame");
-    return {};
+    *out = output(complex);
+    return glStatus("while processing a frame");
 }
 
 } // namespace striate::gles

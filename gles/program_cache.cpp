@@ -2,12 +2,21 @@
 
 #include <GLES3/gl31.h>
 
+#include <cstdio>
 #include <initializer_list>
 #include <sstream>
 
 #include "gles/shader_files.h"
 
 namespace striate::gles {
+
+std::string glslFloat(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    std::string s = buf;
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s;
+}
 namespace {
 
 std::string keyOf(const std::string& name, const Defines& defines) {

@@ -9,6 +9,9 @@
 
 namespace striate::gles {
 
+/// GLSL literal of a double with float precision (shader sources and defines).
+std::string glslFloat(double v);
+
 /// Preprocessor definitions prepended to a shader, in order: {"SCALE", "1.0"}.
 using Defines = std::vector<std::pair<std::string, std::string>>;
 

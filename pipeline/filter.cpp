@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "board/backend_choice.h"
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
 #include "board/profile.h"
 #endif
 #include "core/backend.h"
@@ -19,19 +19,13 @@
 #include "core/image.h"
 #include "cpu/neon/encode.h"
 #include "pipeline/enums.h"
+#include "pipeline/formats.h"
 #ifdef STRIATE_HAVE_GSTGL
-#include "gles/fragment_backend.h"
 #include "pipeline/gl_chain.h"
 #endif
 
 GST_DEBUG_CATEGORY_STATIC(gst_striate_filter_debug);
 #define GST_CAT_DEFAULT gst_striate_filter_debug
-
-/// GstGL's caps feature (gst/gl/gstglmemory.h), spelled out for a build without GLES: GL memory
-/// is then read through the ordinary GstMemory map, which GstGL implements.
-#ifndef GST_CAPS_FEATURE_MEMORY_GL_MEMORY
-#define GST_CAPS_FEATURE_MEMORY_GL_MEMORY "memory:GLMemory"
-#endif
 
 namespace striate::gst {
 
@@ -78,14 +72,9 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstStriateFilter, gst_striate_filter, GST_TY
 namespace {
 
 using namespace striate;
+using namespace striate::gst;
 
 enum { PROP_0, PROP_BACKEND, PROP_BOARD, PROP_ACTIVE_BACKEND };
-
-// System memory in: grey (8 and 16 bits), planar and semi-planar YUV, packed 4:2:2 (what
-// webcams deliver; the luma is read in place), RGB; in system memory or GL memory (gl_chain.cpp).
-constexpr const char* kSinkFormats = "{ GRAY8, NV12, NV21, I420, YUY2, UYVY, YVYU, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
-constexpr const char* kGreyFormats = "{ GRAY8, GRAY16_LE }";
-constexpr const char* kBlurSrcFormats = "{ GRAY8, NV12, NV21, I420, YUY2, UYVY, YVYU, RGBA, BGRA, RGBx, BGRx, GRAY16_LE }";
 
 FilterState* stateOf(GstStriateFilter* f) {
     return static_cast<GstStriateFilterPrivate*>(gst_striate_filter_get_instance_private(f))->state;
@@ -93,96 +82,13 @@ FilterState* stateOf(GstStriateFilter* f) {
 
 bool keepsFormat(GstBaseTransform* t) { return GST_STRIATE_FILTER_GET_CLASS(t)->keeps_format; }
 
-bool isRgb(GstVideoFormat f) {
-    return f == GST_VIDEO_FORMAT_RGBA || f == GST_VIDEO_FORMAT_BGRA || f == GST_VIDEO_FORMAT_RGBx ||
-           f == GST_VIDEO_FORMAT_BGRx;
-}
-
-bool isPacked422(GstVideoFormat f) {
-    return f == GST_VIDEO_FORMAT_YUY2 || f == GST_VIDEO_FORMAT_UYVY || f == GST_VIDEO_FORMAT_YVYU;
-}
-
-/// The formats striateblur outputs as they came in, every plane or channel blurred: RGB, the
-/// 4:2:0 YUV formats (chroma planes half size both ways: blurred at half the sigma) and packed
-/// 4:2:2 (chroma half size across only: blurred at full size, see blurPacked422).
-bool passesThrough(GstVideoFormat f) {
-    return isRgb(f) || isPacked422(f) || f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_NV21 ||
-           f == GST_VIDEO_FORMAT_I420;
-}
-
-/// Whether the luma is plane 0 as it is (8-bit grey and the planar YUV formats).
-bool lumaInPlace(GstVideoFormat f) {
-    return f == GST_VIDEO_FORMAT_GRAY8 || f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_NV21 ||
-           f == GST_VIDEO_FORMAT_I420;
-}
-
-GValue formatList(std::initializer_list<const char*> formats) {
-    GValue list = G_VALUE_INIT;
-    g_value_init(&list, GST_TYPE_LIST);
-    for (const char* f : formats) {
-        GValue v = G_VALUE_INIT;
-        g_value_init(&v, G_TYPE_STRING);
-        g_value_set_string(&v, f);  // a copy: `same` points into the structure being rewritten
-        gst_value_list_append_and_take_value(&list, &v);
-    }
-    return list;
-}
-
 GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* caps, GstCaps* filter) {
-    GstCaps* result = gst_caps_new_empty();
-    for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-        GstStructure* s = gst_structure_copy(gst_caps_get_structure(caps, i));
-        GstCapsFeatures* features = gst_caps_get_features(caps, i);
-        const bool gl = features && gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
-        gst_structure_remove_fields(s, "colorimetry", "chroma-site", nullptr);
-        auto addGl = [&](std::initializer_list<const char*> formats) {
-            GstStructure* g = gst_structure_copy(s);
-            GValue list = formatList(formats);
-            gst_structure_take_value(g, "format", &list);
-            result = gst_caps_merge_structure_full(result, g, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
-        };
-        GValue formats = G_VALUE_INIT;
-        if (direction == GST_PAD_SRC) {
-            // Upstream may offer GL memory (glupload) in every input format; GL memory out needs
-            // GL memory in.
-            addGl({"GRAY8", "NV12", "NV21", "I420", "YUY2", "UYVY", "YVYU", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
-            if (gl) {
-                gst_structure_free(s);
-                continue;
-            }
-            formats = formatList({"GRAY8", "NV12", "NV21", "I420", "YUY2", "UYVY", "YVYU", "RGBA", "BGRA", "RGBx", "BGRx",
-                                  "GRAY16_LE"});
-        } else {
-            const char* same = gst_structure_get_string(s, "format");
-            const bool fixedFormat = same && gst_structure_has_field_typed(s, "format", G_TYPE_STRING);
 #ifdef STRIATE_HAVE_GSTGL
-            // GL memory in: textures out first (GRAY8, or striateblur's input format), so a GstGL
-            // chain stays on the GPU.
-            // (Packed 4:2:2 passes through in system memory only: its colour blur is the cpu's.)
-            const bool glSame = fixedFormat && passesThrough(gst_video_format_from_string(same)) &&
-                                !isPacked422(gst_video_format_from_string(same));
-            if (gl && !keepsFormat(t)) addGl({"GRAY8", "GRAY16_LE"});
-            else if (gl && glSame) addGl({same, "GRAY8", "GRAY16_LE"});
-            else if (gl && fixedFormat) addGl({"GRAY8", "GRAY16_LE"});
-            else if (gl) addGl({"GRAY8", "NV12", "NV21", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY16_LE"});
+    const bool glChain = true;
+#else
+    const bool glChain = false;
 #endif
-            if (!keepsFormat(t)) formats = formatList({"GRAY8", "GRAY16_LE"});
-            // striateblur prefers to keep the input format: it comes first in the list.
-            else if (fixedFormat && passesThrough(gst_video_format_from_string(same)))
-                formats = formatList({same, "GRAY8", "GRAY16_LE"});
-            else if (fixedFormat) formats = formatList({"GRAY8", "GRAY16_LE"});
-            else formats = formatList({"GRAY8", "NV12", "NV21", "I420", "YUY2", "UYVY", "YVYU", "RGBA", "BGRA", "RGBx", "BGRx",
-                                       "GRAY16_LE"});
-        }
-        gst_structure_take_value(s, "format", &formats);
-        gst_structure_remove_field(s, "texture-target");  // GstGL's field means nothing in system memory
-        result = gst_caps_merge_structure(result, s);  // system memory: no caps features
-    }
-    if (filter) {
-        GstCaps* both = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-        gst_caps_unref(result);
-        result = both;
-    }
+    GstCaps* result = gst::transformCaps(keepsFormat(t), glChain, direction, caps, filter);
     GST_DEBUG_OBJECT(t, "transformed %" GST_PTR_FORMAT " into %" GST_PTR_FORMAT, static_cast<void*>(caps), static_cast<void*>(result));
     return result;
 }
@@ -293,8 +199,7 @@ bool ensureConfigured(GstStriateFilter* f) {
     const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
     const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
     const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
-                            (inFormat == GST_VIDEO_FORMAT_NV12 || inFormat == GST_VIDEO_FORMAT_NV21 ||
-                             inFormat == GST_VIDEO_FORMAT_I420);
+                            isPlanar420(inFormat);
     const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
     if (!rebuild) {
         // Only the stage's values changed: the running backends are configured again in place,
@@ -319,19 +224,20 @@ bool ensureConfigured(GstStriateFilter* f) {
     // picks it on any renderer, software ones included: the frames are textures already.
     s->gl.stop(false);
     if (s->glIn && s->glOut && (requested == BackendKind::Auto || requested == BackendKind::GlesFragment)) {
-        gles::FragmentLimits limits;
-        Status st = fragmentLimits(options, &limits);
-        // A frame beyond the board's texture limit falls back to cpu, as in startBackend.
-        if (st) st = gles::validateGpuFrame(s->chain, format, limits.maxTextureSize, "the board's", "gles-fragment");
+        // A frame beyond the board's texture limit falls back to cpu, as in startBackend: configure
+        // refuses it.
+        BackendChoice choice;
+        Status st = chooseBackend(requested, options, s->chain, format, Placement::CurrentContext, &choice);
         if (st) {
-            st = colourBlur ? s->gl.start(limits, s->chain, format, chromaChain(s->chain), half)
-                            : s->gl.start(limits, s->chain, format);
+            st = colourBlur ? s->gl.start(choice, s->chain, format, chromaChain(s->chain), half)
+                            : s->gl.start(choice, s->chain, format);
         }
         if (st) {
-            setActive(f, "gles-fragment", format);
+            setActive(f, nickOf(kBackendKinds, BackendKind::GlesFragment), format);
             return true;
         }
-        warnFallback(f, requested, "gles-fragment cannot run in GstGL's context: " + st.message());
+        warnFallback(f, requested,
+                     std::string(nickOf(kBackendKinds, BackendKind::GlesFragment)) + " cannot run in GstGL's context: " + st.message());
         requested = BackendKind::Cpu;
     }
 #endif
@@ -386,7 +292,7 @@ bool processFrame(GstStriateFilter* f, Backend** backend, Run&& run) {
     FilterState* s = stateOf(f);
     Status st = run(**backend);
     if (st) return true;
-    const bool gpu = *backend == s->backend.get() && std::string_view(s->backend->name()).rfind("gles", 0) == 0;
+    const bool gpu = *backend == s->backend.get() && s->backend->runsOnGpu();
     if (gpu && switchToCpu(f, st, s->backend->name())) {
         *backend = s->backend.get();
         st = run(**backend);
@@ -458,30 +364,16 @@ GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVide
     if (outFormat == inFormat && passesThrough(inFormat)) {
         if (isPacked422(inFormat))
             return blurPacked422(f, inFormat, in0, inStride0, out0, outStride0, W, H) ? GST_FLOW_OK : GST_FLOW_ERROR;
-        if (isRgb(inFormat)) {
-            for (int c = 0; c < 3; ++c)
-                if (!blurChannel(f, s->backend.get(), &s->channel, in0 + c, inStride0, 4, out0 + c, outStride0, W, H))
-                    return GST_FLOW_ERROR;
+        auto plane = [](GstVideoFrame* fr, int p) { return static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(fr, p)); };
+        const int cw = GST_VIDEO_FRAME_COMP_WIDTH(inFrame, 1), ch = GST_VIDEO_FRAME_COMP_HEIGHT(inFrame, 1);
+        for (const ColourChannel& c : colourChannels(inFormat))
+            if (!blurChannel(f, c.chroma ? s->chroma.get() : s->backend.get(), &s->channel, plane(inFrame, c.plane) + c.component,
+                             GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, c.plane), c.components, plane(outFrame, c.plane) + c.component,
+                             GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, c.plane), c.chroma ? cw : W, c.chroma ? ch : H))
+                return GST_FLOW_ERROR;
+        if (isRgb(inFormat))  // alpha or padding as it came
             for (int y = 0; y < H; ++y)
                 for (int x = 0; x < W; ++x) out0[y * outStride0 + 4 * x + 3] = in0[y * inStride0 + 4 * x + 3];
-            return GST_FLOW_OK;
-        }
-        if (!blurChannel(f, s->backend.get(), &s->channel, in0, inStride0, 1, out0, outStride0, W, H))
-            return GST_FLOW_ERROR;
-        const int cw = GST_VIDEO_FRAME_COMP_WIDTH(inFrame, 1), ch = GST_VIDEO_FRAME_COMP_HEIGHT(inFrame, 1);
-        auto plane = [](GstVideoFrame* fr, int p) { return static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(fr, p)); };
-        if (inFormat == GST_VIDEO_FORMAT_I420) {
-            for (int p = 1; p <= 2; ++p)
-                if (!blurChannel(f, s->chroma.get(), &s->channel, plane(inFrame, p), GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, p),
-                                 1, plane(outFrame, p), GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, p), cw, ch))
-                    return GST_FLOW_ERROR;
-        } else {  // NV12, NV21: interleaved U and V (or V and U)
-            for (int c = 0; c < 2; ++c)
-                if (!blurChannel(f, s->chroma.get(), &s->channel, plane(inFrame, 1) + c,
-                                 GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, 1), 2, plane(outFrame, 1) + c,
-                                 GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, 1), cw, ch))
-                    return GST_FLOW_ERROR;
-        }
         return GST_FLOW_OK;
     }
 
@@ -535,7 +427,8 @@ GstFlowReturn transform(GstBaseTransform* t, GstBuffer* in, GstBuffer* out) {
     if (s->gl.running()) {
         const Status st = s->gl.process(in, s->in, out, s->out, s->chain.encoding());
         if (st) return GST_FLOW_OK;
-        if (!switchToCpu(f, st, "gles-fragment in GstGL's context")) return GST_FLOW_ERROR;
+        if (!switchToCpu(f, st, (std::string(nickOf(kBackendKinds, BackendKind::GlesFragment)) + " in GstGL's context").c_str()))
+            return GST_FLOW_ERROR;
     }
     return GST_BASE_TRANSFORM_CLASS(gst_striate_filter_parent_class)->transform(t, in, out);
 }
@@ -580,11 +473,10 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
                       GST_OBJECT_NAME(object), v ? v : "", gst_element_state_get_name(GST_STATE(GST_ELEMENT(object))));
             break;
         }
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
         if (v && *v && std::string_view(v) != "auto" && !findBoardProfile(v)) {
-            g_warning("%s: refusing board '%s': not a board profile (auto, rpi0..rpi3, rpi4, rpi5, tight, host); the "
-                      "previous value stays",
-                      GST_OBJECT_NAME(object), v);
+            g_warning("%s: refusing board '%s': not a board profile (%s); the previous value stays", GST_OBJECT_NAME(object),
+                      v, boardNames().c_str());
             break;
         }
 #endif
@@ -642,12 +534,18 @@ static void gst_striate_filter_class_init(GstStriateFilterClass* klass) {
                           gst_striate_backend_get_type(), static_cast<gint>(BackendKind::Auto),
                           static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                                    GST_PARAM_MUTABLE_PLAYING)));
+#ifdef STRIATE_HAVE_GLES
+    const std::string boards = boardNames();
+#else
+    const std::string boards = "auto (this build has no GLES: the cpu backend runs)";
+#endif
+    // The blurb must outlive the class: an interned copy.
+    const char* blurb = g_intern_string(("Board profile that caps what the GPU backends use: " + boards +
+                                         " (auto: STRIATE_BOARD, else the device-tree model, else host)")
+                                            .c_str());
     g_object_class_install_property(
         gobject, PROP_BOARD,
-        g_param_spec_string("board", "Board",
-                            "Board profile that caps what the GPU backends use: auto (STRIATE_BOARD, else the "
-                            "device-tree model, else host), rpi0, rpi1, rpi2, rpi3, rpi4, rpi5, tight or host",
-                            "auto",
+        g_param_spec_string("board", "Board", blurb, "auto",
                             static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                                      GST_PARAM_MUTABLE_READY)));
     g_object_class_install_property(
@@ -680,23 +578,13 @@ namespace striate::gst {
 /// Pad templates of a filter subclass: every input format; grey (or, for striateblur, the input
 /// format as well) out.
 void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
-    // Any size and rate GStreamer can describe; sizes a backend cannot take are refused at caps
-    // time with an error naming the limit.
-    const std::string ranges = ", width=" GST_VIDEO_SIZE_RANGE ", height=" GST_VIDEO_SIZE_RANGE
-                               ", framerate=" GST_VIDEO_FPS_RANGE;
-    auto caps = [&](const char* formats, bool gl) {
-        std::string c = std::string("video/x-raw, format=") + formats + ranges;
-        if (gl) c += std::string("; video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), format=") + formats + ranges;
-        return c;
-    };
-    GstCaps* sink = gst_caps_from_string(caps(kSinkFormats, true).c_str());
 #ifdef STRIATE_HAVE_GSTGL
     const bool glOut = true;
 #else
     const bool glOut = false;
 #endif
-    const std::string srcCaps = caps(keepsFormat ? kBlurSrcFormats : kGreyFormats, glOut);
-    GstCaps* src = gst_caps_from_string(srcCaps.c_str());
+    GstCaps* sink = gst_caps_from_string(templateCaps(true, true).c_str());
+    GstCaps* src = gst_caps_from_string(templateCaps(keepsFormat, glOut).c_str());
     gst_element_class_add_pad_template(klass, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
     gst_element_class_add_pad_template(klass, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
     gst_caps_unref(sink);

@@ -3,7 +3,9 @@
 #include <string>
 #include <utility>
 
-#include "gles/fragment_backend.h"
+#include "board/backend_choice.h"
+#include "gles/fragment/fragment_backend.h"
+#include "pipeline/formats.h"
 
 GST_DEBUG_CATEGORY_STATIC(striate_gl_debug);
 #define GST_CAT_DEFAULT striate_gl_debug
@@ -35,6 +37,8 @@ Source lumaOf(GstVideoFormat f) {
 }
 
 } // namespace
+
+GlChain::GlChain() = default;
 
 bool isGlMemory(GstCaps* caps) {
     if (!caps || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) return false;
@@ -117,7 +121,7 @@ bool GlChain::decideAllocation(GstBaseTransform* transform, GstQuery* query) {
     return configured;
 }
 
-Status GlChain::start(const gles::FragmentLimits& limits, const Chain& chain, const FrameFormat& format,
+Status GlChain::start(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
                       const Chain& chromaChain, const FrameFormat& chromaFormat) {
     if (!context_) return Status::error("no GstGL context");
     if (!(gst_gl_context_get_gl_api(context_) & GST_GL_API_GLES2))
@@ -125,15 +129,8 @@ Status GlChain::start(const gles::FragmentLimits& limits, const Chain& chain, co
     stop(false);
     Status result;
     onGlThread([&] {
-        auto make = [&](const Chain& c, const FrameFormat& f, std::unique_ptr<gles::FragmentBackend>* out) {
-            std::unique_ptr<gles::FragmentBackend> b;
-            Status st = gles::FragmentBackend::createInCurrentContext(limits, &b);
-            if (st) st = b->configure(c, f);
-            if (st) *out = std::move(b);
-            return st;
-        };
-        result = make(chain, format, &backend_);
-        if (result && chromaFormat.width > 0) result = make(chromaChain, chromaFormat, &chroma_);
+        result = startInCurrentContext(choice, chain, format, &backend_);
+        if (result && chromaFormat.width > 0) result = startInCurrentContext(choice, chromaChain, chromaFormat, &chroma_);
         if (!result) {
             backend_.reset();
             chroma_.reset();
@@ -206,23 +203,13 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
             // A colour blur (striateblur keeps the format): every channel or plane blurred as the
             // cpu path does, chroma planes by the half-size chain, alpha or padding copied.
             const Encoding none;
-            switch (format) {
-            case GST_VIDEO_FORMAT_NV12:
-            case GST_VIDEO_FORMAT_NV21:  // the same planes, chroma in the other order
-                result = backend_->processTexture(source(0, Source::Red), target(0, -1), none);
-                if (result) result = chroma_->processTexture(source(1, Source::Red), target(1, 0), none);
-                if (result) result = chroma_->processTexture(source(1, Source::Green), target(1, 1), none);
-                break;
-            case GST_VIDEO_FORMAT_I420:
-                result = backend_->processTexture(source(0, Source::Red), target(0, -1), none);
-                for (guint p = 1; p <= 2 && result; ++p)
-                    result = chroma_->processTexture(source(p, Source::Red), target(p, -1), none);
-                break;
-            default:  // RGBA, BGRA, RGBx, BGRx: the channels in place, whatever their order
-                for (int c = 0; c < 3 && result; ++c)
-                    result = backend_->processTexture(source(0, static_cast<Source>(c)), target(0, c), none);
-                if (result) result = backend_->copyTexture(source(0, Source::Alpha), target(0, 3));
+            for (const ColourChannel& c : colourChannels(format)) {
+                gles::FragmentBackend& b = c.chroma ? *chroma_ : *backend_;
+                if (result)
+                    result = b.processTexture(source(c.plane, static_cast<Source>(c.component)),
+                                              target(c.plane, c.components > 1 ? c.component : -1), none);
             }
+            if (result && isRgb(format)) result = backend_->copyTexture(source(0, Source::Alpha), target(0, 3));
         });
         if (GstGLSyncMeta* sync = gst_buffer_get_gl_sync_meta(out)) gst_gl_sync_meta_set_sync_point(sync, context_);
     }

@@ -11,10 +11,12 @@
 #include "core/spec.h"
 #include "core/status.h"
 
-namespace striate::gles {
+namespace striate {
+struct BackendChoice;
+namespace gles {
 class FragmentBackend;
-struct FragmentLimits;
-} // namespace striate::gles
+}
+} // namespace striate
 
 namespace striate::gst {
 
@@ -29,7 +31,7 @@ bool isGlMemory(GstCaps* caps);
 /// environment, the context upstream's (glupload's) or, failing that, a new one.
 class GlChain {
 public:
-    GlChain() = default;
+    GlChain();
     ~GlChain();
     GlChain(const GlChain&) = delete;
     GlChain& operator=(const GlChain&) = delete;
@@ -44,7 +46,8 @@ public:
     /// Makes and configures the fragment backend in GstGL's context (on its thread), and a second
     /// for the chroma planes of a colour blur when `chromaFormat` is not empty. An error names why
     /// the chain cannot run there; the element then runs on the cpu through maps.
-    Status start(const gles::FragmentLimits& limits, const Chain& chain, const FrameFormat& format,
+    /// `choice`: chooseBackend's for Placement::CurrentContext.
+    Status start(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
                  const Chain& chromaChain = {}, const FrameFormat& chromaFormat = {});
     /// Configures the running backends again for a new chain of the same format, keeping their
     /// planes' context and compiled programs (a property changed while playing).

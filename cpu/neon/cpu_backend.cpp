@@ -8,6 +8,7 @@
 
 #include "cpu/neon/encode.h"
 #include "cpu/neon/fixed.h"
+#include "cpu/neon/kernels.h"
 #include "cpu/neon/lines.h"
 #include "cpu/neon/neon.h"
 
@@ -54,7 +55,13 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     chain_ = chain;
     format_ = format;
     plans_.clear();
-    for (const Stage& st : chain.stages) plans_.push_back(planStage(st));
+    kernels_.clear();
+    for (const Stage& st : chain.stages) {
+        plans_.push_back(planStage(st));
+        kernels_.push_back(kernelName(st));
+    }
+    const auto* blur = std::get_if<BlurSpec>(&chain.stages[0]);
+    fixedTaps_ = chain.stages.size() == 1 && blur ? fixedTapsFor(*blur) : std::vector<std::int16_t>{};
     const int W = format.width, H = format.height;
     // A block holds a line plus the box cascade's padding; a direct blur's padded row (firRows)
     // needs W + 2R floats, which exceeds a block on narrow frames with a wide kernel.
@@ -73,10 +80,8 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     for (const StagePlan& p : plans_)
         for (const GaborOrientationPlan& o : p.gabor.bank)
             if (rowWise(o)) ring = std::max(ring, GaborBand<float>::workspaceFloats(W, static_cast<int>(o.across.size()) - 1));
-    fixed8_ = chain.stages.size() == 1 && std::holds_alternative<BlurSpec>(chain.stages[0]) &&
-              !plans_[0].blur.fixedTaps.empty();
-    const std::size_t fixed =
-        fixed8_ ? FixedBand::workspaceShorts(W, static_cast<int>(plans_[0].blur.fixedTaps.size()) - 1) : 0;
+    fixed8_ = !fixedTaps_.empty();
+    const std::size_t fixed = fixed8_ ? FixedBand::workspaceShorts(W, static_cast<int>(fixedTaps_.size()) - 1) : 0;
     scratch_.assign(pool_.size(), Scratch{});
     for (Scratch& s : scratch_) {
         for (auto& b : s.block) b.assign(blockSize, 0.0f);
@@ -92,10 +97,17 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
 }
 
 std::vector<std::string> CpuBackend::kernels() const {
-    std::vector<std::string> names;
-    for (const auto& p : plans_) names.push_back(p.kernel);
+    std::vector<std::string> names = kernels_;
     if (fixed8_) names[0] += fixedAvx2_ ? ", 8-bit output: blur.direct.fixed-q15.avx2" : ", 8-bit output: blur.direct.fixed-q15";
     return names;
+}
+
+std::string CpuBackend::explain() const {
+    std::string s = std::string("cpu: ") + simdPathName() + ", " + std::to_string(threads()) + " threads\n";
+    const std::vector<std::string> names = kernels();
+    for (std::size_t i = 0; i < names.size(); ++i)
+        s += "  stage " + std::to_string(i + 1) + " " + stageName(chain_.stages[i]) + ": " + names[i] + "\n";
+    return s;
 }
 
 int CpuBackend::bandRows() const {
@@ -164,11 +176,11 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
     });
 }
 
-void CpuBackend::blur8(const BlurPlan& plan, ImageView<const std::uint8_t> in, const Output8& out) {
+void CpuBackend::blur8(ImageView<const std::uint8_t> in, const Output8& out) {
     // Bands of at least 4R rows: each band filters its 2R halo rows horizontally too.
-    const int H = in.height, rows = std::max(bandRows(), 4 * (static_cast<int>(plan.fixedTaps.size()) - 1));
+    const int H = in.height, rows = std::max(bandRows(), 4 * (static_cast<int>(fixedTaps_.size()) - 1));
     pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
-        FixedBand band(in, plan.fixedTaps, scratch_[worker].fixed.data(), fixedAvx2_);
+        FixedBand band(in, fixedTaps_, scratch_[worker].fixed.data(), fixedAvx2_);
         for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) band.rowInto(y, out.data + y * out.stride, out.step);
     });
 }
@@ -691,7 +703,7 @@ Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& o
         return {};
     }
     if (fixed8_ && out.encoding.scale == 1.0 && out.encoding.offset == 0.0) {
-        blur8(plans_[0].blur, luma, out);
+        blur8(luma, out);
         return {};
     }
     ChainOutput r;

@@ -7,7 +7,7 @@
 
 #include "core/backend.h"
 #include "core/image.h"
-#include "cpu/neon/plan.h"
+#include "core/plan.h"
 #include "cpu/neon/thread_pool.h"
 
 namespace striate::cpu {
@@ -33,6 +33,7 @@ public:
     /// The kernel chosen for each configured stage, in order ("blur.recursive.yvv3", ...), with
     /// the 8-bit one where process8 runs another (".avx2" where it runs at AVX2's width).
     std::vector<std::string> kernels() const;
+    std::string explain() const override;
     int threads() const { return pool_.size(); }
 
 private:
@@ -54,7 +55,7 @@ private:
     template <class Src>
     void blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out);
     /// The fixed-point direct Gaussian from 8 bits to 8 bits, banded.
-    void blur8(const BlurPlan& plan, ImageView<const std::uint8_t> in, const Output8& out);
+    void blur8(ImageView<const std::uint8_t> in, const Output8& out);
     template <class Src>
     void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
     /// One row-wise orientation of a Gabor stage, banded, into the plan's sink (first: the
@@ -86,6 +87,8 @@ private:
     Chain chain_;
     FrameFormat format_;
     std::vector<StagePlan> plans_;
+    std::vector<std::string> kernels_;  // kernelName() of each stage
+    std::vector<std::int16_t> fixedTaps_;  // the first stage's, where it is a blur the 8-bit path runs
     bool fixed8_ = false;  // process8 runs blur8: the chain is one blur with fixed-point taps
     bool fixedAvx2_;       // blur8 at AVX2's width (fixedRunsAvx2, read once)
     std::vector<Scratch> scratch_;  // one per worker thread

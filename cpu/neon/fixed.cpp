@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/coefficients.h"
 #include "cpu/neon/neon.h"
 #if STRIATE_FIXED_AVX2
 #include "cpu/neon/fixed_avx2.h"
@@ -107,6 +108,13 @@ std::vector<std::int16_t> fixedGaussianTaps(const std::vector<double>& taps) {
         while (q.size() > 1 && q.back() == 0) q.pop_back();
         return q;
     }
+    return {};
+}
+
+std::vector<std::int16_t> fixedTapsFor(const BlurSpec& spec) {
+    const BlurMethod m = spec.resolvedMethod();
+    if (m == BlurMethod::Direct || (spec.method == BlurMethod::Auto && spec.sigma < kAutoFixedBelowSigma))
+        return fixedGaussianTaps(gaussianTaps(spec.sigma));
     return {};
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/image.h"
+#include "core/spec.h"
 
 /// 8-bit in, 8-bit out kernels in 16-bit fixed point (issue 14): eight samples per 128-bit NEON
 /// instruction where the float path has four, and a quarter of the float path's memory traffic.
@@ -35,6 +36,9 @@ inline constexpr int kFixedShift = 6;
 /// (q[0] takes the remainder), for the shortest R' <= R whose pass is within kFixedPassBound.
 /// Empty when no R' <= kMaxFixedRadius is.
 std::vector<std::int16_t> fixedGaussianTaps(const std::vector<double>& taps);
+/// The taps the 8-bit path runs for a blur (fixedGaussianTaps): method direct, or auto below
+/// kAutoFixedBelowSigma; empty where the fixed-point kernel does not run.
+std::vector<std::int16_t> fixedTapsFor(const BlurSpec& spec);
 
 /// Whether FixedBand runs at AVX2's width here: on x86 hosts whose CPU has AVX2, unless the
 /// environment's STRIATE_CPU_DISABLE names AVX2 (as OpenCV's OPENCV_CPU_DISABLE: `striate bench`

@@ -303,18 +303,6 @@ void GaborBand<T>::rowInto(int y, float* re, float* im) {
 template class GaborBand<float>;
 template class GaborBand<std::uint8_t>;
 
-GaborTaps gaborTapsFloat(double sigma, double w) {
-    const std::vector<Complex64> t = gaborTaps(sigma, w);
-    const int R = static_cast<int>(t.size()) / 2;
-    GaborTaps g;
-    for (int k = 0; k <= R; ++k) {
-        g.c.push_back(static_cast<float>(t[R + k].real()));
-        g.s.push_back(static_cast<float>(t[R + k].imag()));
-    }
-    g.sine = std::any_of(g.s.begin(), g.s.end(), [](float v) { return std::abs(v) >= 1e-9f; });
-    return g;
-}
-
 namespace {
 
 template <bool kSine>
@@ -442,29 +430,6 @@ void borderStart(const CascadeFloat& f, C4 last, const C4 s[3], C4 t[3]) {
 }
 
 } // namespace
-
-CascadeFloat cascadeFloat(const RecursiveCascade& c) {
-    CascadeFloat f{};
-    f.B = static_cast<float>(c.B);
-    Complex64 g = 1, h = 1;
-    for (int k = 0; k < 3; ++k) {
-        f.pr[k] = static_cast<float>(c.forward[k].real());
-        f.pi[k] = static_cast<float>(c.forward[k].imag());
-        f.qr[k] = static_cast<float>(c.backward[k].real());
-        f.qi[k] = static_cast<float>(c.backward[k].imag());
-        g /= 1.0 - c.forward[k];
-        h /= 1.0 - c.backward[k];
-        f.gr[k] = static_cast<float>(g.real());
-        f.gi[k] = static_cast<float>(g.imag());
-        f.hr[k] = static_cast<float>(h.real());
-        f.hi[k] = static_cast<float>(h.imag());
-        for (int j = 0; j < 3; ++j) {
-            f.mr[j][k] = static_cast<float>(c.border[j][k].real());
-            f.mi[j][k] = static_cast<float>(c.border[j][k].imag());
-        }
-    }
-    return f;
-}
 
 void recursiveComplexBlock(float* re, float* im, int n, const CascadeFloat& f, bool realInput) {
     // Each group of four lanes is an independent recursion; the loop over v sits inside the sample

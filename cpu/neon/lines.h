@@ -6,6 +6,7 @@
 
 #include "core/coefficients.h"
 #include "core/image.h"
+#include "core/plan.h"
 
 /// The line engine of the cpu backend. The recursive and box filters (and the Gabor passes) run
 /// along a *block*: kLanes lines of one
@@ -73,16 +74,6 @@ private:
     int next_ = -1;  // the next input row to filter horizontally
 };
 
-/// Direct Gabor taps along one axis: c[t] = g[t] cos(w t), s[t] = g[t] sin(w t), t = 0..R.
-struct GaborTaps {
-    std::vector<float> c;
-    std::vector<float> s;
-    /// False along an axis without frequency (0 or 90 degrees): every sine tap is below 1e-9 (at
-    /// 90 degrees cos(pi / 2) leaves them near 1e-17), the pass is a real Gaussian, and the
-    /// kernels skip the sine terms, which change no sum by more than 1e-8.
-    bool sine = true;
-};
-GaborTaps gaborTapsFloat(double sigma, double w);
 /// Complex FIR of a real block (horizontal Gabor pass): (re, im) = sum in[i-t] (c + i s)[t].
 void firGaborRealBlock(const float* in, float* re, float* im, int n, const GaborTaps& taps);
 /// Complex FIR of a complex block (vertical Gabor pass), in place.
@@ -132,17 +123,6 @@ void replicateEnds(float* block, int n, int pad);
 /// One extended box pass (ALGORITHMS.md 2.2) by running sums.
 void boxBlock(const float* in, float* out, int n, const ExtendedBox& box);
 
-/// Young-van Vliet recursion in cascade (pole) form, float coefficients for the kernels; see
-/// RecursiveCascade for why not the direct form.
-struct CascadeFloat {
-    float B;
-    float pr[3], pi[3];  ///< causal poles
-    float qr[3], qi[3];  ///< anticausal poles
-    float gr[3], gi[3];  ///< causal steady state of section k per unit input: prod_{j<=k} 1 / (1 - p_j)
-    float hr[3], hi[3];  ///< anticausal steady state of section k per unit input
-    float mr[3][3], mi[3][3];  ///< border matrix
-};
-CascadeFloat cascadeFloat(const RecursiveCascade& c);
 /// Recursive Gaussian along a block, in place, exact replicate borders.
 void recursiveBlock(float* data, int n, const CascadeFloat& f);
 /// Recursive Gabor along a block: complex in place. With realInput the imaginary input is taken

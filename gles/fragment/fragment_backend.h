@@ -8,74 +8,38 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "core/coefficients.h"
 #include "core/image.h"
-#include "cpu/neon/encode.h"
-#include "cpu/neon/plan.h"
-#include "gles/compute_backend.h"
-#include "gles/egl_context.h"
-#include "gles/fragment_shaders.h"
-#include "gles/program_cache.h"
+#include "core/plan.h"
+#include "gles/fragment/fir_shaders.h"
+#include "gles/fragment/shader_writer.h"
+#include "gles/gles_backend.h"
+#include "gles/limits.h"
 
 namespace striate::gles {
-
-/// What a board profile lets the fragment backend use.
-struct FragmentLimits {
-    int maxTextureSize = 0;
-    bool floatTargets = false;  ///< RGBA32F render targets (GLES 3.0+); else packed RGBA8
-    ShaderCost budget;          ///< the most one shader may cost
-    int unrollLimit = 0;        ///< strip width cap (iterations a loop unrolls to)
-    /// How recursive filters run (docs/algorithms.md, "The GLES backends"): auto takes the FIR of
-    /// the recursion's response where it is short, else strips.
-    RecursiveForm recursiveForm = RecursiveForm::Auto;
-    /// Boxes from the sum pyramid (float planes only): where it needs fewer fetches than the taps,
-    /// or always, or never (the tests force both).
-    PyramidUse boxPyramid = PyramidUse::WhereCheaper;
-    /// Hysteresis draws shade only the weak pixels, through a stencil buffer, where one completes
-    /// the class planes' framebuffers; false: full-frame draws (the tests compare both).
-    bool hysteresisStencil = true;
-};
-
-/// The weights of a symmetric FIR on Quad planes: the direct Gaussian's, generated in the shader
-/// by forward quotients (ALGORITHMS.md 2.1; the output divided by their sum), or given taps (a
-/// recursive filter's response) in the uniform u_q, four per vector.
-struct QuadWeights {
-    double sigma = 0;          ///< direct
-    std::vector<float> taps;   ///< response: taps[0..R]
-    int radius() const { return taps.empty() ? gaussianRadius(sigma) : static_cast<int>(taps.size()) - 1; }
-    bool direct() const { return taps.empty(); }
-};
 
 /// The fragment backend (DESIGN.md): every stage as full-screen or strip draws of generated
 /// GLSL ES 1.00 shaders, so it runs on a real GLES 2.0 context. Intermediates are RGBA32F where the
 /// board renders to float, else packed RGBA8 (ALGORITHMS.md 5) with each plane's bound derived
 /// from its pass. Every shader is planned to fit the board's budget (ALU, fetches, uniforms);
 /// configure() refuses a plan with a shader over budget rather than run it.
-class FragmentBackend final : public Backend {
+class FragmentBackend final : public GlesBackend {
 public:
-    static Status create(const FragmentLimits& limits, std::unique_ptr<FragmentBackend>* out);
+    static Status create(const GpuLimits& limits, const FragmentOptions& options, std::unique_ptr<FragmentBackend>* out);
     /// The backend inside a GLES context that someone else owns (GstGL's) and that is current on
     /// the calling thread: every later call, and the destructor, must come on a thread where that
     /// context is current. It never makes a context current or releases one.
-    static Status createInCurrentContext(const FragmentLimits& limits, std::unique_ptr<FragmentBackend>* out);
+    static Status createInCurrentContext(const GpuLimits& limits, const FragmentOptions& options,
+                                         std::unique_ptr<FragmentBackend>* out);
     ~FragmentBackend() override;
 
     const char* name() const override { return "gles-fragment"; }
-    Status validate(const Chain& chain, const FrameFormat& format) const override;
-    Status configure(const Chain& chain, const FrameFormat& format) override;
-    Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
-    Status process8(ImageView<const std::uint8_t> luma, const Output8& out) override {
-        return cpu::processThenEncode8(*this, luma, out);
-    }
+    bool packedIntermediates() const override { return packed_; }
 
-    /// One line per pass: shader, output format, draws and cost.
-    const std::vector<PassInfo>& passes() const { return passes_; }
     /// Every distinct shader of the configured plan (the budget test compiles and checks them).
     const std::vector<FragmentShader>& shaders() const { return shaders_; }
     /// Programs compiled since creation: configure() again with new values of the same structure
     /// compiles none.
     std::size_t programCount() const { return cache_->size(); }
-    const ContextInfo& context() const { return info_; }
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA32F" or "RGBA8 packed".
     const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : redResult_ > 0 ? "R32F" : "RGBA32F"; }
@@ -106,10 +70,10 @@ public:
     Status copyTexture(const TextureFrame& in, const TextureTarget& out);
 
 private:
-    FragmentBackend() = default;
-    void init(const FragmentLimits& limits);  // with the context current
-    Status makeCurrent() { return ctx_ ? ctx_->makeCurrent() : Status{}; }
-    void releaseCurrent() { if (ctx_) ctx_->release(); }
+    FragmentBackend(const GpuLimits& limits, const FragmentOptions& options)
+        : GlesBackend(limits.maxTextureSize, "the board's"), limits_(limits), options_(options) {}
+    void init();  // with the context current
+    std::string explainDetails() const override;
 
     struct Value {
         int plane = -1;
@@ -154,8 +118,8 @@ private:
     void beginDraws();  // the full-screen triangle, no blending
     void run(const Draw& d);
     void runSteps();
-    Status configureCurrent(const Chain& chain, const FrameFormat& format);
-    Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out);
+    Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
+    Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
     void releaseGl();
 
     // Planning (configure): planes, programs and the draw list.
@@ -181,50 +145,43 @@ private:
     /// One full-target draw into a new plane (of the frame's size unless given).
     Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
                const Uniforms& uniforms = {}, int width = 0, int height = 0);
-    Value blur(const cpu::BlurPlan& plan, const Value& in);
+    Value blur(const BlurPlan& plan, const Value& in);
     /// Both axes of a symmetric FIR on Quad planes (four pixels per RGBA32F texel), the result
     /// in a QuadRows plane, where the planes are float and each axis fits one shader; else
     /// Value{} and the caller runs the per-pixel passes.
     Value quadBlur(const QuadWeights& q, const std::string& what, const Value& in);
     Value directGaussian(double sigma, int axis, const Value& in);
-    Value boxes(const cpu::BlurPlan& plan, int axis, const Value& in);
+    Value boxes(const BlurPlan& plan, int axis, const Value& in);
     /// One box pass from the sum pyramid of the line (`length` samples: sample j at texel j +
     /// shift of `in`); output texel q holds line position q + outShift, in a plane of the given
     /// size (0: the frame's).
     Value pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift, int outShift, int outWidth,
                      int outHeight);
-    Value recursiveAxis(const cpu::CascadeFloat& f, int axis, const Value& in, bool complexOut);
-    Value section(const cpu::CascadeFloat& f, int axis, int k, bool anticausal, const Value& in, const Value& border,
+    Value recursiveAxis(const CascadeFloat& cf, int axis, const Value& in, bool complexOut);
+    Value section(const CascadeFloat& cf, int axis, int k, bool anticausal, const Value& in, const Value& border,
                   const PlaneFormat& out);
     Value blockSection(std::complex<double> pole, std::complex<double> gain, int axis, bool anticausal, int S, bool real,
                        const Value& in, const Value& start, const PlaneFormat& out);
     /// A symmetric FIR along one axis (direct Gabor taps, or a recursive filter's response), split
     /// into accumulating draws to fit the budget; `what` names its shaders.
-    Value tapsAxis(const cpu::GaborTaps& taps, int axis, const Value& in, bool complexOut, const std::string& what);
+    Value tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut, const std::string& what);
     /// One axis of a recursive filter in the form the limits ask for.
-    Value recursive(const cpu::CascadeFloat& cf, int axis, const Value& in, bool complexOut);
-    /// Whether a recursive filter runs as the FIR of its response: under RecursiveForm::Auto on
-    /// quads whatever its length (they fit the budget or are not taken), in per-pixel passes up to
-    /// kMaxResponseTaps per axis.
-    bool useResponse(const cpu::GaborTaps& taps, bool onQuads) const;
-    Value gabor(const cpu::GaborPlan& plan, const Value& in);
-    Value edges(const EdgeSpec& spec, const cpu::StagePlan& plan, const Value& in);
-    void fail(const std::string& message);
+    Value recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut);
+    /// Whether a recursive filter runs as the FIR of its response (responseTaps, into `taps`):
+    /// under RecursiveForm::Auto on quads whatever its length (they fit the budget or are not
+    /// taken), in per-pixel passes up to kMaxResponseTaps per axis.
+    bool response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const;
+    Value gabor(const GaborPlan& plan, const Value& in);
+    Value edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in);
 
-    std::unique_ptr<EglContext> ctx_;  // null: someone else's context (createInCurrentContext)
-    ContextInfo info_;
-    std::unique_ptr<ProgramCache> cache_;
-    FragmentLimits limits_;
+    GpuLimits limits_;
+    FragmentOptions options_;
     bool packed_ = true;
     bool quadRows_ = false;  // QuadRows planes render (GLES 3.0 float targets; checked in init)
     unsigned readFbo_ = 0;   // reading a QuadRows result layer by layer
-    Status failure_;
 
-    Chain chain_;
-    FrameFormat format_;
     std::vector<Plane> planes_;
     std::vector<Step> steps_;
-    std::vector<PassInfo> passes_;
     std::vector<FragmentShader> shaders_;
     unsigned vertexBuffer_ = 0;
     struct StencilBuffer {
@@ -239,8 +196,6 @@ private:
     bool complexOutput_ = false;
     std::vector<std::uint8_t> lumaUpload_, readback8_, classesBefore_, classesAfter_;  // reused across frames
     std::vector<float> readbackF_, unitUpload_;
-    Image<float> real_;
-    Image<Complex32> complex_;
     // processTexture: the borrowed input texture, an RGBA8 plane of its luma (in texel.r), and the
     // borrowed output texture with a framebuffer of ours.
     int inputPlane_ = -1, importPlane_ = -1, outputPlane_ = -1;

@@ -1,16 +1,8 @@
-#include "gles/fragment_shaders.h"
+#include "gles/fragment/shader_writer.h"
 
 #include <cstdio>
 
 namespace striate::gles {
-
-std::string glslFloat(double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    std::string s = buf;
-    if (s.find_first_of(".e") == std::string::npos) s += ".0";
-    return s;
-}
 
 double decodePacked(unsigned char hi, unsigned char lo, const PlaneFormat& format) {
     const double code = hi * 256.0 + lo;

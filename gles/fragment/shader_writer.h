@@ -4,18 +4,10 @@
 #include <string>
 #include <vector>
 
-namespace striate::gles {
+#include "gles/limits.h"
+#include "gles/program_cache.h"
 
-/// Static cost of one generated fragment shader, counted by the generator as it emits the code
-/// (DESIGN.md, Boards and budgets): ALU instructions (one per vector operation, an estimate),
-/// texture fetches, levels of dependent reads (1: coordinates never depend on a fetch), and vec4
-/// uniforms.
-struct ShaderCost {
-    int alu = 0;
-    int fetches = 0;
-    int dependentDepth = 1;
-    int uniforms = 0;
-};
+namespace striate::gles {
 
 /// How a plane's texels hold its values (ALGORITHMS.md 5 for packed).
 enum class PlaneKind {
@@ -98,9 +90,6 @@ private:
 /// of the output (encode: clamp(v x + y) 65535).
 std::array<float, 2> codeUniform(const PlaneFormat& f);
 std::array<float, 2> outUniform(const PlaneFormat& f);
-
-/// GLSL literal of a double with float precision.
-std::string glslFloat(double v);
 
 /// The value of a packed code (ALGORITHMS.md 5; [0, bound] for non-negative planes), on the host,
 /// as the shaders decode it.

@@ -19,7 +19,7 @@
 #include "board/profile.h"
 #include "core/chain.h"
 #include "gles/compute_backend.h"
-#include "gles/fragment_backend.h"
+#include "gles/fragment/fragment_backend.h"
 #include "tests/support/inputs.h"
 
 namespace striate {
@@ -66,12 +66,12 @@ TEST(BoardProfiles, TableHoldsTheDesignProfiles) {
     std::vector<std::string> names;
     for (std::size_t i = 0; i < n; ++i) names.push_back(p[i].name);
     EXPECT_EQ(names, (std::vector<std::string>{"rpi0", "rpi1", "rpi2", "rpi3", "rpi4", "rpi5", "tight", "host"}));
-    EXPECT_FALSE(findBoardProfile("rpi3")->compute);
-    EXPECT_FALSE(findBoardProfile("rpi3")->floatTargets);
-    EXPECT_TRUE(findBoardProfile("rpi4")->compute);
-    EXPECT_EQ(findBoardProfile("tight")->budget.alu, 64);
-    EXPECT_EQ(findBoardProfile("tight")->budget.textureFetches, 32);
-    EXPECT_EQ(findBoardProfile("tight")->budget.dependentDepth, 4);
+    EXPECT_FALSE(findBoardProfile("rpi3")->limits.compute);
+    EXPECT_FALSE(findBoardProfile("rpi3")->limits.floatTargets);
+    EXPECT_TRUE(findBoardProfile("rpi4")->limits.compute);
+    EXPECT_EQ(findBoardProfile("tight")->limits.budget.alu, 64);
+    EXPECT_EQ(findBoardProfile("tight")->limits.budget.fetches, 32);
+    EXPECT_EQ(findBoardProfile("tight")->limits.budget.dependentDepth, 4);
 }
 
 TEST(BoardProfiles, NeverGrantWhatTheMachineLacks) {
@@ -117,7 +117,7 @@ std::vector<std::string> fragmentBoards() {
 TEST(Budgets, EveryFragmentShaderOfEveryProfileFitsAndCompiles) {
     int shaders = 0;
     for (const std::string& board : fragmentBoards()) {
-        const FragmentBudget& budget = findBoardProfile(board)->budget;
+        const gles::ShaderCost& budget = findBoardProfile(board)->limits.budget;
         for (const char* text : kEveryStage) {
             std::unique_ptr<Backend> b;
             std::string fallback;
@@ -128,13 +128,13 @@ TEST(Budgets, EveryFragmentShaderOfEveryProfileFitsAndCompiles) {
             const auto* fragment = dynamic_cast<gles::FragmentBackend*>(b.get());
             ASSERT_NE(fragment, nullptr);
             // Packed where the board has no float targets, or (host) the context renders none.
-            const bool packed = board == "host" ? expectation() == "es2" : !findBoardProfile(board)->floatTargets;
+            const bool packed = board == "host" ? expectation() == "es2" : !findBoardProfile(board)->limits.floatTargets;
             EXPECT_EQ(fragment->packed(), packed) << board;
             for (const gles::FragmentShader& s : fragment->shaders()) {
                 EXPECT_LE(s.cost.alu, budget.alu) << board << " " << s.name;
-                EXPECT_LE(s.cost.fetches, budget.textureFetches) << board << " " << s.name;
+                EXPECT_LE(s.cost.fetches, budget.fetches) << board << " " << s.name;
                 EXPECT_LE(s.cost.dependentDepth, budget.dependentDepth) << board << " " << s.name;
-                EXPECT_LE(s.cost.uniforms, budget.uniformVectors) << board << " " << s.name;
+                EXPECT_LE(s.cost.uniforms, budget.uniforms) << board << " " << s.name;
                 ++shaders;
             }
         }
@@ -151,11 +151,12 @@ TEST(Budgets, NewValuesOfTheSameStructureCompileNothing) {
         {"gabor sigma=3 wavelength=8 orientation=0 gain=1", "gabor sigma=3 wavelength=8 orientation=30 gain=4"},
         {"edges method=gabor orientations=4", "edges method=gabor orientations=4 high-threshold=0.2"},
     };
-    gles::FragmentLimits limits;
-    ASSERT_TRUE(fragmentLimits(BackendOptions{0, "host"}, &limits));
+    BackendChoice choice;
+    ASSERT_TRUE(chooseBackend(BackendKind::GlesFragment, BackendOptions{0, "host"}, chainOf(changes[0].first),
+                              FrameFormat{64, 48}, Placement::OwnContext, &choice));
     for (const auto& [before, after] : changes) {
         std::unique_ptr<gles::FragmentBackend> b;
-        ASSERT_TRUE(gles::FragmentBackend::create(limits, &b));
+        ASSERT_TRUE(gles::FragmentBackend::create(choice.limits, choice.options.fragment, &b));
         ASSERT_TRUE(b->configure(chainOf(before), FrameFormat{64, 48}));
         const std::size_t programs = b->programCount();
         ASSERT_TRUE(b->configure(chainOf(after), FrameFormat{64, 48}));
@@ -220,7 +221,7 @@ TEST(Hysteresis, DrawingOnlyTheWeakPixelsGivesTheFullFrameResult) {
                 std::unique_ptr<Backend> b[2];
                 for (int stencil = 0; stencil < 2; ++stencil) {
                     BackendOptions options{0, board};
-                    options.hysteresisStencil = stencil == 1;
+                    options.fragment.hysteresisStencil = stencil == 1;
                     std::string fallback;
                     ASSERT_TRUE(startBackend(BackendKind::GlesFragment, options, chain, FrameFormat{size.w, size.h},
                                              &b[stencil], &fallback));
@@ -256,7 +257,8 @@ TEST(Gles31Faults, AShaderThatDoesNotCompileIsAnErrorNamingIt) {
     // Limits that promise far more workgroup memory than the GPU has: the box shader's line no
     // longer fits, and the driver refuses it.
     std::unique_ptr<gles::ComputeBackend> b;
-    ASSERT_TRUE(gles::ComputeBackend::create(gles::GpuLimits{16384, 1 << 24, 1024}, &b));
+    ASSERT_TRUE(gles::ComputeBackend::create(
+        gles::GpuLimits{.compute = true, .computeInvocations = 1024, .computeSharedBytes = 1 << 24, .maxTextureSize = 16384}, &b));
     const Status s = b->configure(chainOf("blur sigma=4 method=boxes"), FrameFormat{8000, 4});  // 64 KiB of line
     ASSERT_FALSE(s);
     EXPECT_NE(s.message().find("box_blur.comp"), std::string::npos) << s.message();

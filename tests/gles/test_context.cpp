@@ -77,8 +77,8 @@ TEST(Probe, ReportsWhatTheContextOffers) {
         EXPECT_NE(std::find(p.floatRenderable.begin(), p.floatRenderable.end(), "RGBA32F"), p.floatRenderable.end());
     } else {
         EXPECT_TRUE(p.compute);
-        EXPECT_GE(p.maxComputeInvocations, 128);  // GLES 3.1 minimum
-        EXPECT_GE(p.maxComputeSharedMemory, 16384);
+        EXPECT_GE(p.computeInvocations, 128);  // GLES 3.1 minimum
+        EXPECT_GE(p.computeSharedBytes, 16384);
         EXPECT_NE(std::find(p.floatRenderable.begin(), p.floatRenderable.end(), "RGBA16F"), p.floatRenderable.end());
     }
     const std::string json = formatProbeJson(p);

@@ -11,7 +11,6 @@
 #include "board/probe.h"
 #include "board/profile.h"
 #include "cpu/reference/reference.h"
-#include "gles/fragment_backend.h"
 #include "sensors/synthetic_camera.h"
 #ifdef STRIATE_SELFTEST_ELEMENTS
 #include "tools/selftest/elements.h"
@@ -112,11 +111,6 @@ Status loadGolden(const std::string& path, const Chain& chain, Owned* out) {
 
 double msSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-bool packedBackend(const Backend& b) {
-    const auto* f = dynamic_cast<const gles::FragmentBackend*>(&b);
-    return f && f->packed();
 }
 
 } // namespace
@@ -307,7 +301,7 @@ Status run(const Options& options, Report* report) {
                     row.accuracy = {std::nan(""), 0, false};
                     row.note = ps.message();
                 } else {
-                    row.accuracy = compare(chain, ref.view(), out, Producer{gpu, packedBackend(*b), c.input == "photo", false},
+                    row.accuracy = compare(chain, ref.view(), out, Producer{gpu, b->packedIntermediates(), c.input == "photo", false},
                                            phase ? &magnitudeView : nullptr);
                     if (options.images) options.images(row, chain, in, ref.view(), out);
                 }

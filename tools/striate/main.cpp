@@ -13,19 +13,16 @@
 #include <vector>
 
 #include "board/backend_choice.h"
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
 #include "board/probe.h"
 #include "board/profile.h"
-#include "gles/compute_backend.h"
-#include "gles/fragment_backend.h"
 #endif
 #include "core/backend.h"
 #include "core/chain.h"
-#include "cpu/neon/cpu_backend.h"
 #include "cpu/neon/neon.h"
 #include "tools/io/image_io.h"
 #include "tools/io/npy.h"
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
 #include "tools/selftest/selftest.h"
 #endif
 
@@ -177,27 +174,7 @@ int runFilter(int argc, char** argv) {
     if (!fallback.empty()) std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", fallback.c_str());
     if (a.explain) {
         std::printf("chain: %s\nbackend: %s\n", formatChain(chain).c_str(), backend->name());
-        if (auto* cpuBackend = dynamic_cast<cpu::CpuBackend*>(backend.get())) {
-            std::printf("cpu: %s, %d threads\n", cpu::simdPathName(), cpuBackend->threads());
-            const auto kernels = cpuBackend->kernels();
-            for (std::size_t i = 0; i < kernels.size(); ++i)
-                std::printf("  stage %zu %s: %s\n", i + 1, stageName(chain.stages[i]), kernels[i].c_str());
-        }
-#ifdef STRIATE_HAVE_PROBE
-        if (auto* gpu = dynamic_cast<gles::ComputeBackend*>(backend.get())) {
-            std::printf("gles: %d.%d context on the %s display, %zu passes per frame\n", gpu->context().major,
-                        gpu->context().minor, gpu->context().platform.c_str(), gpu->passes().size());
-            for (const gles::PassInfo& p : gpu->passes())
-                std::printf("  %s -> %s, %s\n", p.name.c_str(), p.format.c_str(), p.grid.c_str());
-        }
-        if (auto* gpu = dynamic_cast<gles::FragmentBackend*>(backend.get())) {
-            std::printf("gles: %d.%d context on the %s display, %s intermediates, %zu passes per frame, read back as %s\n",
-                        gpu->context().major, gpu->context().minor, gpu->context().platform.c_str(),
-                        gpu->packed() ? "packed RGBA8" : "RGBA32F", gpu->passes().size(), gpu->readbackFormat());
-            for (const gles::PassInfo& p : gpu->passes())
-                std::printf("  %s -> %s, %s\n", p.name.c_str(), p.format.c_str(), p.grid.c_str());
-        }
-#endif
+        std::fputs(backend->explain().c_str(), stdout);
     }
     ChainOutput result;
     if (Status s = backend->process(luma.view(), &result); !s) {
@@ -242,7 +219,7 @@ int runProbe(int argc, char** argv) {
         else if (arg == "--board") return usageError("--board needs a value");
         else return usageError("unknown option '" + arg + "' (see striate probe --help)");
     }
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
     // A misspelt board is a usage error before anything is probed or printed.
     if (!board.empty() && board != "auto" && !findBoardProfile(board)) {
         const BoardProfile* unused = nullptr;
@@ -276,7 +253,7 @@ int runProbe(int argc, char** argv) {
 }
 
 int runSelftest(int argc, char** argv) {
-#ifdef STRIATE_HAVE_PROBE
+#ifdef STRIATE_HAVE_GLES
     return selftest::command(argc, argv, {});
 #else
     (void)argc;

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/coefficients.h"
+#include "core/spec.h"
+
+/// The coefficients of a chain's stages in the form every backend's kernels take (float taps,
+/// cascades, per-orientation plans), computed once at configure time from the specs. The cpu
+/// kernels, the compute shaders' uniforms and the fragment planner all read these.
+namespace striate {
+
+/// Direct Gabor taps along one axis: c[t] = g[t] cos(w t), s[t] = g[t] sin(w t), t = 0..R.
+struct GaborTaps {
+    std::vector<float> c;
+    std::vector<float> s;
+    /// False along an axis without frequency (0 or 90 degrees): every sine tap is below 1e-9 (at
+    /// 90 degrees cos(pi / 2) leaves them near 1e-17), the pass is a real Gaussian, and the
+    /// kernels skip the sine terms, which change no sum by more than 1e-8.
+    bool sine = true;
+};
+GaborTaps gaborTapsFloat(double sigma, double w);
+
+/// Young-van Vliet recursion in cascade (pole) form, float coefficients for the kernels; see
+/// RecursiveCascade for why not the direct form.
+struct CascadeFloat {
+    float B;
+    float pr[3], pi[3];  ///< causal poles
+    float qr[3], qi[3];  ///< anticausal poles
+    float gr[3], gi[3];  ///< causal steady state of section k per unit input: prod_{j<=k} 1 / (1 - p_j)
+    float hr[3], hi[3];  ///< anticausal steady state of section k per unit input
+    float mr[3][3], mi[3][3];  ///< border matrix
+};
+CascadeFloat cascadeFloat(const RecursiveCascade& c);
+
+/// Coefficients of one Gaussian blur, computed at configure time.
+struct BlurPlan {
+    BlurMethod method = BlurMethod::Direct;
+    double sigma = 0;
+    std::vector<float> taps;  // direct
+    ExtendedBox box;          // boxes
+    int pad = 0;              // boxes: replicated samples added on each side of a line
+    CascadeFloat recursive{};
+};
+BlurPlan planBlur(const BlurSpec& spec);
+
+/// What the vertical Gabor pass writes.
+enum class GaborSink {
+    Magnitude,
+    Real,
+    Imaginary,
+    Phase,
+    Complex,       ///< real and imaginary planes kept for the interleaved output
+    MaxMagnitude,  ///< bank: running maximum of magnitudes
+    MaxEnergy,     ///< edge bank: running maximum and the winner's NMS sector
+};
+
+struct GaborOrientationPlan {
+    CascadeFloat x{}, y{};  // recursive
+    GaborTaps tx, ty;         // direct
+    float dcGain = 0;         // K_x K_y when the DC is removed, else 0
+    std::uint8_t sector = 0;  // edge bank: NMS sector of this orientation
+    /// Direct, with one axis free of frequency (0 or 90 degrees): a complex pass along the other
+    /// axis (`along`: its cosine taps less K_x K_y times the Gaussian's, which removes the DC
+    /// without a blurred plane, since the free axis's taps are the Gaussian's) and a real one
+    /// across (`across`), row-wise (GaborBand). Empty `across` otherwise.
+    GaborTaps along;
+    std::vector<float> across;
+    bool alongX = true;  // the frequency is along x
+};
+
+struct GaborPlan {
+    bool recursive = false;
+    bool removeDc = false;
+    BlurPlan dcBlur;  // the Gaussian whose K-weighted copy is subtracted
+    GaborSink sink = GaborSink::Magnitude;
+    std::vector<GaborOrientationPlan> bank;
+};
+GaborPlan planGabor(const GaborSpec& spec);
+GaborPlan planEdgeBank(const EdgeSpec& spec);
+
+/// Everything one stage needs at process time.
+struct StagePlan {
+    BlurPlan blur;    // blur stage, or canny smoothing
+    GaborPlan gabor;  // gabor stage, or gabor-energy edges
+};
+StagePlan planStage(const Stage& stage);
+
+} // namespace striate

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/coefficients.h"
+#include "gles/fragment/shader_writer.h"
+
+/// The FIR family of gles-fragment's shader generators: the direct Gaussian's incremental taps,
+/// the boxes' taps and sum pyramid, the four-pixel Quad planes, and the direct Gabor (or a
+/// recursive response's) taps held in uniforms. Each returns the shader and its cost; the
+/// planners (plan_*.cpp) split work until it fits the board's budget.
+namespace striate::gles {
+
+/// The weights of a symmetric FIR on Quad planes: the direct Gaussian's, generated in the shader
+/// by forward quotients (ALGORITHMS.md 2.1; the output divided by their sum), or given taps (a
+/// recursive filter's response) in the uniform u_q, four per vector.
+struct QuadWeights {
+    double sigma = 0;          ///< direct
+    std::vector<float> taps;   ///< response: taps[0..R]
+    int radius() const { return taps.empty() ? gaussianRadius(sigma) : static_cast<int>(taps.size()) - 1; }
+    bool direct() const { return taps.empty(); }
+};
+
+/// The sum pyramid of one line (ALGORITHMS.md 2.4): level k holds the sums of 2^k consecutive
+/// samples, block i covering samples [i 2^k, (i + 1) 2^k) of the line. Levels 1.. live side by
+/// side along the axis in two atlas planes (odd levels in one, even in the other, so no draw reads
+/// the plane it writes); level 0 is the line itself.
+struct Pyramid {
+    int levels = 0;                 // K: levels 1..K are built
+    std::vector<int> offset, size;  // per level: first texel in its atlas, blocks
+    int atlasSize[2] = {0, 0};      // along the axis: [0] even levels, [1] odd levels
+};
+
+/// The direct Gaussian of one axis with R incremental taps (ALGORITHMS.md 2.1), fully unrolled.
+/// `shift`: the input pixel under output pixel x is x + shift along the axis (padding and cropping).
+FragmentShader directShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out,
+                            int shift);
+
+/// Taps first..last of one extended box (ALGORITHMS.md 2.2) as a weighted sum, added to an
+/// accumulator (slot 1) unless `first` is 0; `shift` maps output to input pixels (padding).
+FragmentShader boxTapsShader(bool es3, const ExtendedBox& box, int first, int last, int axis, int shift,
+                             const PlaneFormat& in, const PlaneFormat& out);
+
+Pyramid pyramidOf(int length);
+
+/// One pyramid level from the one below: block i = block 2i + block 2i + 1 below. Level 1 reads
+/// the line (slot 0, sample j at texel j + shift, clamped), higher levels the other atlas.
+FragmentShader pyramidLevelShader(bool es3, int axis, int level, int shift, int below, int here, const PlaneFormat& in,
+                                  const PlaneFormat& out);
+
+/// One extended box (ALGORITHMS.md 2.2) from the pyramid: the |t| <= r part is S(x + r + 1) -
+/// S(x - r), each prefix S(n) the sum of one block per set bit of n (coordinates from x alone, no
+/// dependent reads), differenced level by level from the top so the common blocks cancel exactly;
+/// the two alpha taps are fetched directly. Outside [0, P] the prefix extends by the end samples
+/// (the replicate-padded line). Slots: 0 the line (sample j at texel j + shift), 1 the even
+/// levels' atlas, 2 the odd levels'.
+FragmentShader pyramidBoxShader(bool es3, int axis, const ExtendedBox& box, const Pyramid& p, int length, int shift,
+                                int outShift, const PlaneFormat& in, const PlaneFormat& atlas, const PlaneFormat& out);
+
+std::vector<float> quadUniform(const QuadWeights& q);
+
+/// The texels of replicate border a Quad plane's horizontal pass reads on each side.
+inline int quadPad(int R) { return (R + 3) / 4; }
+
+/// Four neighbouring pixels of a plane (read per pixel) into each texel of a Quad plane with
+/// `pad` texels of border on each side: texel t holds pixels 4 (t - pad) + j, which the input's
+/// clamp to its edge turns into the first or last pixel past the row's ends (the replicate
+/// border, so the horizontal pass needs no border logic).
+FragmentShader quadPackShader(bool es3, const PlaneFormat& in, int pad);
+
+/// The horizontal pass from a padded Quad plane (quadPackShader) into an unpadded one: output
+/// texel q holds pixels 4q..4q+3, each the FIR of the pixels around it. Texel q + m brings
+/// pixels 4(q + m) + j, which weigh into output lane i with tap 4m + j - i.
+FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeights& q);
+
+/// The vertical pass of a Quad plane into a QuadRows one: four rows of four columns per
+/// fragment, each input texel fetched once for the four (2R + 4 fetches for sixteen outputs).
+/// Output texel row Y holds rows 4Y + j in layer j. Where 2R + 4 fetches exceed the budget the
+/// pass is split by input rows: this draw sums rows e = e0..e1 (of -R..R + 3 around 4Y) onto the
+/// previous draw's sums (slot 1, read raw per layer); the last one also normalises.
+FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const QuadWeights& q, int e0, int e1);
+
+/// Direct Gabor taps of one axis, the centre and `count` pairs, or `count` pairs added to an
+/// accumulator (slot 1), in the cpu backend's order: the pair at -/+k summed first
+/// (cpu/neon/lines.cpp).
+FragmentShader tapsShader(bool es3, const std::string& what, int count, bool withCentre, int axis, const PlaneFormat& in,
+                          const PlaneFormat& acc, const PlaneFormat& out);
+
+} // namespace striate::gles

@@ -1,0 +1,229 @@
+// gles-fragment planners: the direct Gaussian (cascaded to fit the budget), boxes (taps or the
+// sum pyramid), and the FIR on Quad planes.
+#include "gles/fragment/fragment_backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gles/fragment/glsl.h"
+
+namespace striate::gles {
+namespace {
+
+/// The most passes a direct Gaussian may be cascaded into per axis.
+constexpr int kMaxCascadePasses = 64;
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::directGaussian(double sigma, int axis, const Value& in) {
+    // Positive taps: L1 norm 1, and a non-negative input stays non-negative.
+    const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    const int R = gaussianRadius(sigma);
+    if (fits(directShader(!packed_, sigma, R, axis, in.format, out, 0).cost, limits_.budget))
+        return full(directShader(!packed_, sigma, R, axis, in.format, out, 0), {in}, out);
+    // Too many taps for one shader: the cascade identity G_a G_b = G_sqrt(a^2 + b^2) splits sigma
+    // into n equal passes whose radius fits (ALGORITHMS.md 2.1), reading planes of the output's
+    // format (the costlier decode when packed).
+    int fitting = R - 1;
+    while (fitting >= 1 && !fits(directShader(!packed_, fitting / kGaussianTruncation, fitting, axis, out, out, 0).cost,
+                                 limits_.budget))
+        --fitting;
+    if (fitting < 1) {
+        fail("gles-fragment: not even one Gaussian tap pair fits the board's budget");
+        return in;
+    }
+    int n = static_cast<int>(std::ceil(std::pow(sigma / (fitting / kGaussianTruncation), 2)));
+    while (gaussianRadius(sigma / std::sqrt(n)) > fitting) ++n;
+    if (n > kMaxCascadePasses) {
+        // n grows with sigma squared; past this the 16-bit re-quantisation of every pass adds up
+        // beyond the packed budget (8e-3 after 1820 passes) and the frame costs thousands of draws.
+        fail("gles-fragment: blur sigma=" + f(sigma) + " method=direct needs " + std::to_string(n) +
+             " passes per axis within this board's shader budget (at most " + std::to_string(kMaxCascadePasses) +
+             "); use method=recursive or method=boxes");
+        return in;
+    }
+    const double part = sigma / std::sqrt(n);
+    // The identity holds on the replicate-extended line, not with a clamp at every pass: the
+    // passes run on a padded copy (the first pass pads, the last crops), so the borders match the
+    // single-pass reference. The clamp at the copy's ends reaches in by one radius per pass but is
+    // weighted by the cascade's Gaussian tail, which beyond 6 sigma is below 1e-8: the pad is the
+    // smaller of the two.
+    const int pad = std::min(n * gaussianRadius(part), static_cast<int>(std::ceil(6 * sigma)) + gaussianRadius(part));
+    const int padW = format_.width + (axis == 0 ? 2 * pad : 0), padH = format_.height + (axis == 1 ? 2 * pad : 0);
+    Value v = in;
+    for (int i = 0; i < n && failure_; ++i) {
+        const int shift = i == 0 ? -pad : i == n - 1 ? pad : 0;
+        const FragmentShader shader = directShader(!packed_, part, gaussianRadius(part), axis, v.format, out, shift);
+        const Value next = i == n - 1 ? full(shader, {v}, out) : full(shader, {v}, out, {}, padW, padH);
+        if (i > 0) release(v);
+        v = next;
+    }
+    return v;
+}
+
+FragmentBackend::Value FragmentBackend::pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift,
+                                                   int outShift, int outWidth, int outHeight) {
+    const Pyramid p = pyramidOf(length);
+    const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    const PlaneFormat atlasFormat = planeFormat(false, in.format.bound * length);
+    const int across = axis == 0 ? format_.height : format_.width;
+    Value atlas[2];
+    for (int parity = 0; parity < 2; ++parity) {
+        const int along = std::max(1, p.atlasSize[parity]);
+        atlas[parity] = Value{axis == 0 ? acquire(along, across) : acquire(across, along), atlasFormat};
+    }
+    for (int k = 1; k <= p.levels && failure_; ++k) {
+        const Value& target = atlas[k % 2];
+        const FragmentShader shader = pyramidLevelShader(!packed_, axis, k, shift, p.offset[k - 1], p.offset[k],
+                                                         k == 1 ? in.format : atlasFormat, atlasFormat);
+        Draw d = makeDraw(shader, {k == 1 ? in : atlas[(k - 1) % 2]}, target);
+        if (axis == 0) d.x = p.offset[k], d.y = 0, d.w = p.size[k], d.h = across;
+        else d.x = 0, d.y = p.offset[k], d.w = across, d.h = p.size[k];
+        steps_.push_back(Step{{d}, false, -1});
+        passes_.push_back({shader.name, describe(atlasFormat), "1 draw of " + std::to_string(p.size[k]) + " blocks; " +
+                                                                   describe(shader.cost)});
+    }
+    const FragmentShader shader =
+        pyramidBoxShader(!packed_, axis, box, p, length, shift, outShift, in.format, atlasFormat, out);
+    const Value result = full(shader, {in, atlas[0], atlas[1]}, out, {}, outWidth, outHeight);
+    release(atlas[0]);
+    release(atlas[1]);
+    return result;
+}
+
+FragmentBackend::Value FragmentBackend::boxes(const BlurPlan& plan, int axis, const Value& in) {
+    // The padded-copy definition (docs/algorithms.md): the first box pads the line by
+    // passes (r + 1) replicated samples, the last crops it, so every pass clamps where the
+    // reference's padded line ends. Each box is the sum pyramid's difference of two prefixes
+    // (ALGORITHMS.md 2.4), or a direct sum of its 2r + 3 taps split into accumulating draws when
+    // they exceed the budget.
+    const ExtendedBox& box = plan.box;
+    const int pad = plan.pad, taps = 2 * box.r + 3;
+    const int padW = format_.width + (axis == 0 ? 2 * pad : 0), padH = format_.height + (axis == 1 ? 2 * pad : 0);
+    const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    // Float planes take the sum pyramid where it needs under half the taps' fetches: its prefixes
+    // cost a fetch per level and about as much again in ALU and level draws (measured on
+    // llvmpipe: sigma 16 at 720p 256 ms against the taps' 186, sigma 32 274 against 348), and its
+    // float sums lose what the line's total loses in the last bit, which a wide box divides away
+    // (docs/algorithms.md). Packed planes keep the taps: 16-bit codes cannot hold sums of 2^k
+    // samples within ALGORITHMS.md 8.
+    const int length = (axis == 0 ? format_.width : format_.height) + 2 * pad;
+    const Pyramid lines = pyramidOf(length);
+    const bool pyramid =
+        !packed_ && options_.boxPyramid != PyramidUse::Never &&
+        (options_.boxPyramid == PyramidUse::Always || 2 * (2 * lines.levels + 6) < taps) &&
+        fits(pyramidBoxShader(!packed_, axis, box, lines, length, 0, 0, in.format, in.format, in.format).cost, limits_.budget);
+    Value v = in;
+    for (int pass = 0; pass < kBoxPasses && failure_; ++pass) {
+        const int shift = pass == 0 ? -pad : pass == kBoxPasses - 1 ? pad : 0;
+        const bool last = pass == kBoxPasses - 1;
+        if (pyramid) {
+            // The line is the padded one: the first pass reads the input shifted by -pad
+            // (clamped), the others the padded planes; the last writes the frame's size.
+            const Value next = pyramidBox(box, axis, v, length, pass == 0 ? -pad : 0, last ? pad : 0, last ? 0 : padW,
+                                          last ? 0 : padH);
+            if (pass > 0) release(v);
+            v = next;
+            continue;
+        }
+        Value acc;
+        for (int first = 0; first < taps && failure_;) {
+            int end = taps - 1;
+            while (end > first && !fits(boxTapsShader(!packed_, box, first, end, axis, shift, v.format, out).cost, limits_.budget))
+                --end;
+            const FragmentShader shader = boxTapsShader(!packed_, box, first, end, axis, shift, v.format, out);
+            std::vector<Value> inputs{v};
+            if (first > 0) inputs.push_back(acc);
+            const Value next = last ? full(shader, inputs, out) : full(shader, inputs, out, {}, padW, padH);
+            if (first > 0) release(acc);
+            acc = next;
+            first = end + 1;
+        }
+        if (pass > 0) release(v);
+        v = acc;
+    }
+    return v;
+}
+
+FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std::string& what, const Value& in) {
+    // Float planes whose QuadRows render (GLES 3.0), a real input, and each axis in one shader
+    // within budget; otherwise the per-pixel passes (Value{}: not taken). The input is packed
+    // into quads with a border first (read per pixel, whatever its kind).
+    if (packed_ || !quadRows_ || in.format.complex) return {};
+    const FragmentShader rows = quadRowsShader(!packed_, what, q);
+    if (!fits(rows.cost, limits_.budget)) return {};
+    // The vertical pass in as few draws as fit: each the most input rows that fit (the cost
+    // grows with them; found by bisection).
+    const int R = q.radius();
+    std::vector<FragmentShader> columns;
+    for (int e0 = -R; e0 <= R + 3;) {
+        int lo = e0 - 1, hi = R + 3;  // the last row that fits lies in (lo, hi]
+        if (!fits(quadRowsColumnsShader(!packed_, what, q, e0, hi).cost, limits_.budget)) {
+            while (hi - lo > 1) {
+                const int mid = lo + (hi - lo) / 2;
+                if (fits(quadRowsColumnsShader(!packed_, what, q, e0, mid).cost, limits_.budget)) lo = mid;
+                else hi = mid;
+            }
+            hi = lo;
+        }
+        if (hi < e0) return {};
+        columns.push_back(quadRowsColumnsShader(!packed_, what, q, e0, hi));
+        e0 = hi + 1;
+    }
+    const int quads = (format_.width + 3) / 4;
+    const int pad = quadPad(q.radius());
+    const Value src = full(quadPackShader(!packed_, in.format, pad), {in},
+                           PlaneFormat{PlaneKind::Quad, false, in.format.bound, in.format.nonNegative}, {}, quads + 2 * pad,
+                           format_.height);
+    // Bounds as the per-pixel passes: the L1 norm of the taps (1 for the normalised Gaussian).
+    double l1 = 1;
+    if (!q.direct()) {
+        l1 = q.taps[0];
+        for (std::size_t k = 1; k < q.taps.size(); ++k) l1 += 2 * std::abs(q.taps[k]);
+    }
+    const PlaneFormat mid{PlaneKind::Quad, false, in.format.bound * l1, in.format.nonNegative && q.direct()};
+    const PlaneFormat out{PlaneKind::QuadRows, false, mid.bound * l1, mid.nonNegative};
+    const Uniforms u = q.direct() ? Uniforms{} : Uniforms{{"u_q", quadUniform(q)}};
+    const Value h = full(rows, {src}, mid, u, quads, format_.height);
+    release(src);
+    Value v;
+    for (const FragmentShader& c : columns) {
+        const Value next = full(c, v.plane >= 0 ? std::vector<Value>{h, v} : std::vector<Value>{h}, out, u, quads,
+                                (format_.height + 3) / 4);
+        if (v.plane >= 0) release(v);
+        v = next;
+    }
+    release(h);
+    return v;
+}
+
+FragmentBackend::Value FragmentBackend::blur(const BlurPlan& plan, const Value& in) {
+    switch (plan.method) {
+    case BlurMethod::Direct: {
+        if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0) return q;
+        const Value h = directGaussian(plan.sigma, 0, in);
+        const Value v = directGaussian(plan.sigma, 1, h);
+        release(h);
+        return v;
+    }
+    case BlurMethod::Boxes: {
+        const Value h = boxes(plan, 0, in);
+        const Value v = boxes(plan, 1, h);
+        release(h);
+        return v;
+    }
+    case BlurMethod::Recursive:
+    case BlurMethod::Auto: {
+        GaborTaps taps;
+        if (response(plan.recursive, true, &taps))
+            if (const Value q = quadBlur(QuadWeights{0, taps.c}, "recursive.response", in); q.plane >= 0) return q;
+        const Value h = recursive(plan.recursive, 0, in, false);
+        const Value v = recursive(plan.recursive, 1, h, false);
+        release(h);
+        return v;
+    }
+    }
+    return in;
+}
+
+} // namespace striate::gles

@@ -1,0 +1,236 @@
+// gles-fragment planners: the Gabor bank and its combine, and the edge stage (gradient,
+// suppression, hysteresis, output).
+#include "gles/fragment/fragment_backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/response.h"
+#include "gles/fragment/glsl.h"
+
+namespace striate::gles {
+namespace {
+
+/// Packed strengths closer than this many codes count as tied in non-maximum suppression.
+constexpr double kPackedTieCodes = 8;
+
+const char* sinkName(GaborSink s) {
+    switch (s) {
+    case GaborSink::Magnitude: return "magnitude";
+    case GaborSink::Real: return "real";
+    case GaborSink::Imaginary: return "imaginary";
+    case GaborSink::Phase: return "phase";
+    case GaborSink::Complex: return "complex";
+    case GaborSink::MaxMagnitude: return "bank maximum";
+    case GaborSink::MaxEnergy: return "bank maximum and sector";
+    }
+    return "?";
+}
+
+} // namespace
+
+FragmentBackend::Value FragmentBackend::gabor(const GaborPlan& plan, const Value& in) {
+    Value gauss;
+    if (plan.removeDc) gauss = blur(plan.dcBlur, in);
+    // One bound for every orientation: the bank's running maximum is re-encoded at each step.
+    double bound = 0;
+    for (const GaborOrientationPlan& o : plan.bank) {
+        const double axes = plan.recursive ? cascadeL1(o.x) * cascadeL1(o.y) : tapsL1(o.tx) * tapsL1(o.ty);
+        bound = std::max(bound, in.format.bound * axes + (plan.removeDc ? std::abs(o.dcGain) * gauss.format.bound : 0.0));
+    }
+    const bool bank = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
+    Value best;  // bank: running maximum, and for edges the winner's sector in the imaginary part
+    Value result;
+    for (std::size_t k = 0; k < plan.bank.size() && failure_; ++k) {
+        const GaborOrientationPlan& o = plan.bank[k];
+        Value h, z;
+        if (plan.recursive) {
+            h = recursive(o.x, 0, in, true);
+            z = recursive(o.y, 1, h, true);
+        } else {
+            h = tapsAxis(o.tx, 0, in, true, "gabor.direct");
+            z = tapsAxis(o.ty, 1, h, true, "gabor.direct");
+        }
+        release(h);
+        // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first. u_combine: the
+        // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step.
+        FragmentWriter w(std::string("gabor.combine ") + sinkName(plan.sink) + (k > 0 && bank ? " (running)" : ""), !packed_);
+        w.uniform("u_combine");
+        w.input(0, z.format);
+        w.line("vec2 z = " + w.fetch(0, "") + ";", 0);
+        std::vector<Value> inputs{z};
+        if (plan.removeDc) {
+            w.input(1, gauss.format);
+            w.line("z.x -= u_combine.x * " + w.fetch(1, "") + ".x;", 1);
+            inputs.push_back(gauss);
+        }
+        w.line("float m = length(z);", 3);
+        // (strength, sector) with the sector scaled into the strength's range, so one bound
+        // serves both (edges() decodes it).
+        const std::vector<float> u = {o.dcGain, static_cast<float>(o.sector * bound / 3), static_cast<float>(bound / 65535),
+                                      0.0f};
+        if (bank) {
+            const PlaneFormat format = planeFormat(true, bound, true);
+            if (packed_) {
+                // Compare what will be stored: equal strengths quantise alike, so the bank keeps
+                // the first of a tie as the float backends do.
+                w.line("m = floor(clamp(m / u_combine.z, 0.0, 65535.0) + 0.5) * u_combine.z;", 4);
+            }
+            if (k == 0) {
+                w.line("vec2 best = vec2(m, u_combine.y);", 0);
+            } else {
+                // Keep the first of near-equal maxima (kTieTolerance), as every backend does.
+                w.input(2, best.format);
+                w.line("vec2 best = " + w.fetch(2, "") + ";", 0);
+                w.line("if (m > best.x * " + f(1 + kTieTolerance) + ") best = vec2(m, u_combine.y);", 3);
+                inputs.push_back(best);
+            }
+            const Value out = full(w.finish("best", format), inputs, format, {{"u_combine", u}});
+            if (k > 0) release(best);
+            best = result = out;
+        } else {
+            std::string value = "vec2(m, 0.0)";
+            PlaneFormat format = planeFormat(false, bound, true);
+            switch (plan.sink) {
+            case GaborSink::Real: value = "vec2(z.x, 0.0)"; format = planeFormat(false, bound); break;
+            case GaborSink::Imaginary: value = "vec2(z.y, 0.0)"; format = planeFormat(false, bound); break;
+            case GaborSink::Phase:
+                value = "vec2(z.x == 0.0 && z.y == 0.0 ? 0.0 : atan(z.y, z.x), 0.0)";
+                format = planeFormat(false, 3.2);
+                w.line("", 4);
+                break;
+            case GaborSink::Complex: value = "z"; format = planeFormat(true, bound); break;
+            default: break;
+            }
+            result = full(w.finish(value, format), inputs, format, {{"u_combine", u}});
+        }
+        release(z);
+    }
+    if (plan.removeDc) release(gauss);
+    return result;
+}
+
+FragmentBackend::Value FragmentBackend::edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in) {
+    // Strength and NMS sector as one complex value (re: strength, im: sector 0..3).
+    Value strength;
+    if (spec.method == EdgeMethod::Canny) {
+        const Value smooth = blur(plan.blur, in);
+        FragmentWriter w("edges.gradient", !packed_);
+        w.input(0, smooth.format);
+        const std::string r = w.fetch(0, along(0, 1)), l = w.fetch(0, along(0, -1));
+        const std::string d = w.fetch(0, along(1, 1)), u = w.fetch(0, along(1, -1));
+        w.line("float gx = (" + r + ".x - " + l + ".x) * 0.5;", 2);
+        w.line("float gy = (" + d + ".x - " + u + ".x) * 0.5;", 2);
+        w.line("float ax = abs(gx), ay = abs(gy);", 2);
+        w.line("float sector = ay <= " + f(kTan22_5) + " * ax ? 0.0 : ay > " + f(kTan67_5) +
+                   " * ax ? 2.0 : ((gx > 0.0) == (gy > 0.0) ? 1.0 : 3.0);",
+               6);
+        w.line("float m = sqrt(gx * gx + gy * gy);", 3);
+        // |gx|, |gy| <= bound / 2, so the magnitude is within bound / sqrt(2); the sector is
+        // scaled into that range.
+        const PlaneFormat format = planeFormat(true, smooth.format.bound / std::sqrt(2.0), true);
+        strength = full(w.finish("vec2(m, sector * " + f(format.bound / 3) + ")", format), {smooth}, format);
+        release(smooth);
+    } else {
+        strength = gabor(plan.gabor, in);
+    }
+    // Suppression and double threshold: the neighbours along the sector are a dependent read.
+    FragmentWriter n("edges.suppress", !packed_);
+    n.input(0, strength.format);
+    n.line("vec2 c = " + n.fetch(0, "") + ";", 0);
+    n.line("float sector = floor(c.y * " + f(3 / strength.format.bound) + " + 0.5);", 2);
+    n.line("vec2 step = sector < 0.5 ? vec2(1.0, 0.0) : sector < 1.5 ? vec2(1.0, 1.0) : sector < 2.5 ? vec2(0.0, 1.0) : vec2(-1.0, 1.0);", 6);
+    const std::string before = n.fetch(0, "-step"), after = n.fetch(0, "step");
+    n.line("float v = c.x, before = " + before + ".x, after = " + after + ".x;", 0);
+    // Ties: within kTieTolerance, as everywhere; packed strengths also within a few codes of
+    // their quantisation, which breaks exact ties apart at random (docs/algorithms.md).
+    const double slack = packed_ ? kPackedTieCodes * strength.format.bound / 65535 : 0.0;
+    n.line("bool isMax = v > before * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v >= after * " +
+               f(1 - kTieTolerance) + " - " + f(slack) + ";",
+           6);
+    n.uniform("u_thresholds");  // x: high, y: low (uniforms: a threshold change compiles nothing)
+    n.line("float cls = !isMax ? 0.0 : v >= u_thresholds.x ? 2.0 : v >= u_thresholds.y ? 1.0 : 0.0;", 4);
+    FragmentShader suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
+    suppress.cost.dependentDepth = 2;
+    // Classes 0..3 as bytes (c / 255) in RGBA8 on every profile: exact, and a quarter of the
+    // traffic of float texels in the hysteresis loop and its read-backs.
+    const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
+    const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold), 0.0f, 0.0f}}};
+    Value classes = full(suppress, {strength}, classFormat, thresholds);
+    passes_.back().format = "RGBA8 classes";
+    // Hysteresis: a weak pixel next to a strong or edge one becomes an edge (3); the two draws
+    // repeat until the classes stop changing (checked on the host once per batch).
+    FragmentWriter hw("edges.hysteresis", !packed_);
+    hw.input(0, classFormat);
+    hw.line("float c = floor(" + hw.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
+    hw.line("float grow = 0.0;", 0);
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+            if (dx || dy)
+                hw.line("grow = max(grow, step(1.5, floor(" + hw.fetchRaw(0, "vec2(" + f(dx) + ", " + f(dy) + ")") +
+                            ".r * 255.0 + 0.5)));",
+                        3);
+    hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
+    const FragmentShader hysteresis = hw.finishRaw("vec4(c / 255.0, 0.0, 0.0, 1.0)");
+    const int other = acquire(0, 0, PlaneKind::Packed);
+    const Value pong{other, classFormat};
+    // Only weak pixels can change: where the two planes share a stencil buffer, both start as
+    // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their
+    // stencil).
+    const bool stencil = options_.hysteresisStencil && shareStencil(classes.plane, other);
+    if (stencil) {
+        FragmentWriter cw("edges.classes copy", !packed_);
+        cw.input(0, classFormat);
+        const FragmentShader copy = cw.finishRaw(cw.fetchRaw(0, ""));
+        FragmentWriter mw("edges.weak pixels mark", !packed_);
+        mw.input(0, classFormat);
+        mw.line("if (abs(" + mw.fetchRaw(0, "") + ".r * 255.0 - 1.0) > 0.5) discard;", 3);
+        const FragmentShader mark = mw.finishRaw("vec4(0.0)");
+        Draw m = makeDraw(mark, {classes}, pong);
+        m.stencil = Stencil::Mark;
+        steps_.push_back(Step{{makeDraw(copy, {classes}, pong), m}, false, -1});
+        passes_.push_back({copy.name, "RGBA8 classes", "1 draw; " + describe(copy.cost)});
+        passes_.push_back({mark.name, "stencil", "1 draw; " + describe(mark.cost)});
+    }
+    Step loop;
+    loop.repeatUntilStable = true;
+    loop.watched = classes.plane;
+    for (int i = 0; i < 2; ++i) {
+        loop.draws.push_back(makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes));
+        if (stencil) loop.draws.back().stencil = Stencil::Test;
+    }
+    steps_.push_back(loop);
+    passes_.push_back({hysteresis.name, "RGBA8 classes",
+                       std::string("2 draws") + (stencil ? " on the weak pixels (stencil)" : "") + ", repeated until stable; " +
+                           describe(hysteresis.cost)});
+    planes_[other].busy = false;
+    // The stage's output.
+    FragmentWriter o("edges.output", !packed_);
+    o.input(0, classFormat);
+    o.line("float c = floor(" + o.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
+    PlaneFormat format = planeFormat(false, 1, true);
+    std::vector<Value> inputs{classes};
+    std::string value;
+    switch (spec.output) {
+    case EdgeOutput::Edges: value = "vec2(c > 1.5 ? 1.0 : 0.0, 0.0)"; break;
+    case EdgeOutput::Strength:
+        o.input(1, strength.format);
+        value = "vec2(" + o.fetch(1, "") + ".x, 0.0)";
+        format = planeFormat(false, strength.format.bound, true);
+        inputs.push_back(strength);
+        break;
+    case EdgeOutput::Overlay:
+        o.input(1, in.format);
+        value = "vec2(c > 1.5 ? 1.0 : " + o.fetch(1, "") + ".x, 0.0)";
+        format = planeFormat(false, std::max(1.0, in.format.bound), in.format.nonNegative);
+        inputs.push_back(in);
+        break;
+    }
+    o.line("", 2);
+    const Value out = full(o.finish(value, format), inputs, format);
+    release(classes);
+    release(strength);
+    return out;
+}
+
+} // namespace striate::gles

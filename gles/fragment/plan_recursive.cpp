@@ -1,0 +1,216 @@
+// gles-fragment planners: recursive filters as strips of first-order sections, their block form,
+// or the FIR of their response; direct Gabor taps.
+#include "gles/fragment/fragment_backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/response.h"
+#include "gles/fragment/glsl.h"
+#include "gles/fragment/recursive_shaders.h"
+
+namespace striate::gles {
+namespace {
+
+/// Recursive filters as FIRs of their response (responseTaps): the L1 mass cut from each axis's
+/// response. Both axes' cuts and the float sums stay within ALGORITHMS.md 8's 2e-4.
+constexpr double kResponseTail = 5e-5;
+/// RecursiveForm::Auto takes the response form in per-pixel passes up to this many taps per axis,
+/// strips beyond (docs/performance.md: fewer fetches per pixel than the strips' sections, and no
+/// strip draws); on quads it is faster than strips at every sigma measured (to 64).
+constexpr int kMaxResponseTaps = 257;
+
+} // namespace
+
+using C = std::complex<double>;
+
+FragmentBackend::Value FragmentBackend::blockSection(C pole, C gain, int axis, bool anticausal, int S, bool real,
+                                                     const Value& in, const Value& start, const PlaneFormat& out) {
+    const int N = axis == 0 ? format_.width : format_.height;
+    const C steady = gain / (1.0 - pole);
+    const Value zero = full(zeroStateShader(!packed_, axis, anticausal, S, N, real, in.format, out), {in}, out,
+                            {{"u_coef", vec4Of(pole, gain)}});
+    // Carries, strip by strip (only strips that have a successor): carry k goes to plane k % 2.
+    const int strips = (N + S - 1) / S;
+    const Value carry[2] = {Value{acquire(), out}, Value{acquire(), out}};
+    const C pS = std::pow(pole, S);
+    Step step;
+    auto end = [&](int k) { return anticausal ? N - (k + 1) * S : (k + 1) * S - 1; };
+    for (int k = 0; k + 1 < strips; ++k) {
+        const bool first = k == 0;
+        const std::vector<float> u = {static_cast<float>(end(k) + 0.5), static_cast<float>(first ? 0 : end(k - 1) + 0.5),
+                                      static_cast<float>(steady.real()), static_cast<float>(steady.imag())};
+        Draw d = makeDraw(carryShader(!packed_, axis, anticausal, first, out, start.format, out),
+                          {zero, first ? Value{} : carry[(k + 1) % 2], Value{}, first ? start : Value{}}, carry[k % 2],
+                          {{"u_start", u}, {"u_coef", vec4Of(pS, 0.0)}});
+        if (axis == 0) d.x = end(k), d.y = 0, d.w = 1, d.h = format_.height;
+        else d.x = 0, d.y = end(k), d.w = format_.width, d.h = 1;
+        step.draws.push_back(d);
+    }
+    if (!step.draws.empty()) {
+        steps_.push_back(step);
+        passes_.push_back({"recursive.block.carry " + std::string(axisName(axis)), describe(out),
+                           std::to_string(step.draws.size()) + " one-texel-wide draws"});
+    }
+    const Value fixed = full(fixupShader(!packed_, axis, anticausal, S, N, out, out, start.format, out),
+                             {zero, carry[0], carry[1], start}, out,
+                             {{"u_start", {0.0f, 0.0f, static_cast<float>(steady.real()), static_cast<float>(steady.imag())}},
+                              {"u_coef", {static_cast<float>(std::log(std::abs(pole))), static_cast<float>(std::arg(pole)), 0.0f, 0.0f}}});
+    release(zero);
+    release(carry[0]);
+    release(carry[1]);
+    return fixed;
+}
+
+FragmentBackend::Value FragmentBackend::section(const CascadeFloat& cf, int axis, int k, bool anticausal,
+                                                const Value& in, const Value& border, const PlaneFormat& out) {
+    const int N = axis == 0 ? format_.width : format_.height;
+    const CascadePoles all = polesOf(cf);
+    const std::array<C, 3>& poles = anticausal ? all.anticausal : all.causal;
+    const std::array<C, 3> gains = sectionGains(poles, cf.B);
+    const bool real = !in.format.complex && !out.complex && poles[k].imag() == 0 && gains[k].imag() == 0;
+    auto shaderFor = [&](bool first, int width) {
+        return sectionShader(!packed_, axis, anticausal, first, width, real, in.format, out, border.format, out);
+    };
+    // The widest strip, up to the unroll limit, whose shaders (first and carried) fit the budget.
+    int S = std::max(1, std::min(limits_.unrollLimit, N));
+    while (S > 1 && !(fits(shaderFor(true, S).cost, limits_.budget) && fits(shaderFor(false, S).cost, limits_.budget))) --S;
+    if (options_.recursiveForm == RecursiveForm::Block)
+        return blockSection(poles[k], gains[k], axis, anticausal, S, real, in, anticausal ? border : in, out);
+    const C steady = gains[k] / (1.0 - poles[k]);
+    Step step;
+    const int strips = (N + S - 1) / S;
+    const Value target[2] = {Value{acquire(), out}, Value{acquire(), out}};
+    for (int i = 0; i < strips; ++i) {
+        const bool first = i == 0;
+        const int start = anticausal ? N - (i + 1) * S : i * S;
+        const std::vector<float> strip = {static_cast<float>(start), 0.0f, static_cast<float>(steady.real()),
+                                          static_cast<float>(steady.imag())};
+        Draw d = makeDraw(shaderFor(first, S),
+                          {in, first ? Value{} : target[(i + 1) % 2], first && anticausal ? border : Value{}}, target[i % 2],
+                          {{"u_strip", strip}, {"u_coef", vec4Of(poles[k], gains[k])}});
+        const int lo = std::max(start, 0), hi = std::min(start + S, N);
+        if (axis == 0) d.x = lo, d.y = 0, d.w = hi - lo, d.h = format_.height;
+        else d.x = 0, d.y = lo, d.w = format_.width, d.h = hi - lo;
+        step.draws.push_back(d);
+    }
+    steps_.push_back(step);
+    const FragmentShader carried = shaderFor(strips == 1, S);
+    passes_.push_back({carried.name + " k=" + std::to_string(k + 1), describe(out),
+                       std::to_string(strips) + " strip draws; " + describe(carried.cost)});
+    // Merge: strip i lies in target i % 2.
+    FragmentWriter m(std::string("recursive.merge ") + axisName(axis) + " S=" + std::to_string(S) +
+                         (anticausal ? " anticausal" : " causal"),
+                     !packed_);
+    m.input(0, out);
+    m.input(1, out);
+    const std::string a = axis == 0 ? "pos.x" : "pos.y";
+    const std::string index = anticausal ? "floor((" + f(N - 1) + " - floor(" + a + ")) / " + f(S) + ")"
+                                         : "floor(floor(" + a + ") / " + f(S) + ")";
+    m.line("float strip = " + index + ";", 3);
+    const std::string even = m.fetchRaw(0, ""), odd = m.fetchRaw(1, "");
+    m.line("", 2);
+    const Value merged = full(m.finishRaw("mod(strip, 2.0) < 0.5 ? " + even + " : " + odd), {target[0], target[1]}, out);
+    planes_[target[0].plane].busy = planes_[target[1].plane].busy = false;
+    return merged;
+}
+
+FragmentBackend::Value FragmentBackend::recursiveAxis(const CascadeFloat& cf, int axis, const Value& in,
+                                                      bool complexOut) {
+    const auto [p, q] = polesOf(cf);
+    const std::array<C, 3> a = sectionGains(p, cf.B), b = sectionGains(q, cf.B);
+    const std::array<double, 6> bounds = sectionBounds(cf);
+    // A Gaussian (complexOut false: real input, real poles' pair) has exactly real outputs from
+    // its first and third sections; the conjugate pair's first member is complex.
+    auto complexAt = [&](int k) { return complexOut || k == 1; };
+    Value causal[3];
+    Value v = in;
+    for (int k = 0; k < 3; ++k) {
+        causal[k] = section(cf, axis, k, false, v, Value{}, planeFormat(complexAt(k), in.format.bound * bounds[k]));
+        v = causal[k];
+    }
+    // The anticausal start: one draw per section writes its state at the end of the line to
+    // texel 0 (along the axis) of its own plane.
+    const int N = axis == 0 ? format_.width : format_.height;
+    const std::array<C, 3> A{a[0], a[0] * a[1], a[0] * a[1] * a[2]};
+    const std::array<C, 3> Ab{b[0], b[0] * b[1], b[0] * b[1] * b[2]};
+    const PlaneFormat causalFormats[3] = {causal[0].format, causal[1].format, causal[2].format};
+    const auto g = [&](int k) { return C(cf.gr[k], cf.gi[k]); };
+    Value border[3];
+    for (int j = 0; j < 3; ++j) {
+        border[j] = Value{acquire(), planeFormat(complexAt(j), in.format.bound * bounds[3 + j])};
+        const auto m = [&](int k) { return C(cf.mr[j][k], cf.mi[j][k]); };
+        const C steady = static_cast<double>(cf.B) * g(2) * C(cf.hr[j], cf.hi[j]);
+        std::vector<float> u;
+        for (const auto& [x, y] : {std::pair{1.0 / A[0], 1.0 / A[1]}, std::pair{1.0 / A[2], g(0)}, std::pair{g(1), g(2)},
+                                   std::pair{m(0), m(1)}, std::pair{m(2), steady}})
+            for (float value : vec4Of(x, y)) u.push_back(value);
+        u.insert(u.end(), {static_cast<float>(Ab[j].real()), static_cast<float>(Ab[j].imag()), static_cast<float>(N - 0.5), 0.0f});
+        const FragmentShader shader = borderShader(!packed_, axis, causalFormats, in.format, border[j].format);
+        Draw d = makeDraw(shader, {causal[0], causal[1], causal[2], in}, border[j], {{"u_border", u}});
+        if (axis == 0) d.x = 0, d.y = 0, d.w = 1, d.h = format_.height;
+        else d.x = 0, d.y = 0, d.w = format_.width, d.h = 1;
+        steps_.push_back(Step{{d}, false, -1});
+        passes_.push_back({shader.name + " k=" + std::to_string(j + 1), describe(border[j].format),
+                           "1 draw of one texel per line; " + describe(shader.cost)});
+    }
+    release(causal[0]);
+    release(causal[1]);
+    v = causal[2];
+    for (int k = 0; k < 3; ++k) {
+        const Value next = section(cf, axis, k, true, v, border[k], planeFormat(complexAt(k), in.format.bound * bounds[3 + k]));
+        if (v.plane != in.plane) release(v);
+        release(border[k]);
+        v = next;
+    }
+    return v;
+}
+
+FragmentBackend::Value FragmentBackend::tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut,
+                                                 const std::string& what) {
+    const int R = static_cast<int>(taps.c.size()) - 1;
+    // |z| <= max |input| x the taps' L1 norm; re and im are each within |z|.
+    const PlaneFormat out = planeFormat(complexOut, in.format.bound * tapsL1(taps));
+    // As many tap pairs per pass as fit; later passes add to the accumulated sum (same bound:
+    // every partial sum is within the L1 norm of all taps).
+    Value acc;
+    int k0 = 1;
+    do {
+        const bool centre = k0 == 1;
+        int count = R - k0 + 1;
+        while (count > 0 && !fits(tapsShader(!packed_, what, count, centre, axis, in.format, out, out).cost, limits_.budget))
+            --count;
+        if (count == 0 && !centre) {
+            fail("gles-fragment: not even one tap pair of " + what + " fits the board's budget");
+            break;
+        }
+        std::vector<float> u = {taps.c[0], static_cast<float>(k0), 0.0f, 0.0f};
+        for (int i = 0; i < count; ++i) u.insert(u.end(), {taps.c[k0 + i], taps.s[k0 + i]});
+        if (count % 2) u.insert(u.end(), {0.0f, 0.0f});
+        const FragmentShader shader = tapsShader(!packed_, what, count, centre, axis, in.format, out, out);
+        const Value next = centre ? full(shader, {in}, out, {{"u_taps", u}}) : full(shader, {in, acc}, out, {{"u_taps", u}});
+        if (!centre) release(acc);
+        acc = next;
+        k0 += count;
+    } while (k0 <= R && failure_);
+    return acc;
+}
+
+bool FragmentBackend::response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const {
+    if (!responseTaps(cf, kResponseTail, taps)) return false;
+    switch (options_.recursiveForm) {
+    case RecursiveForm::Response: return true;
+    case RecursiveForm::Strips:
+    case RecursiveForm::Block: return false;
+    case RecursiveForm::Auto: break;
+    }
+    return onQuads || 2 * static_cast<int>(taps->c.size()) - 1 <= kMaxResponseTaps;
+}
+
+FragmentBackend::Value FragmentBackend::recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut) {
+    GaborTaps taps;
+    if (response(cf, false, &taps)) return tapsAxis(taps, axis, in, complexOut, "recursive.response");
+    return recursiveAxis(cf, axis, in, complexOut);
+}
+
+} // namespace striate::gles

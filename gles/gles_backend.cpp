@@ -1,0 +1,133 @@
+#include "gles/gles_backend.h"
+
+#include <GLES3/gl3.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <variant>
+
+namespace striate::gles {
+
+const std::array<float, 256>& unitValues() {
+    static const std::array<float, 256> table = [] {
+        std::array<float, 256> t{};
+        for (int c = 0; c < 256; ++c) t[c] = static_cast<float>(c / 255.0);
+        return t;
+    }();
+    return table;
+}
+
+const char* glErrorName(unsigned error) {
+    switch (error) {
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    default: return "a GL error";
+    }
+}
+
+Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTextureSize, const char* whose,
+                        const char* backend) {
+    if (Status s = chain.validate(); !s) return s;
+    if (format.width > maxTextureSize || format.height > maxTextureSize)
+        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) + " exceeds " +
+                             whose + " maximum texture size " + std::to_string(maxTextureSize) + " (" + backend +
+                             " does not tile)");
+    const bool hysteresis = std::any_of(chain.stages.begin(), chain.stages.end(), [](const Stage& stage) {
+        const auto* e = std::get_if<EdgeSpec>(&stage);
+        return e && e->output != EdgeOutput::Strength;
+    });
+    if (hysteresis && static_cast<long long>(format.width) * format.height > kMaxGpuHysteresisPixels)
+        return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) +
+                             " is beyond the " + std::to_string(kMaxGpuHysteresisPixels) + " pixels (3840x2160) whose edge "
+                             "map " + backend + " computes (its hysteresis grows with the frame)");
+    return validateFrameFormat(format);
+}
+
+GlesBackend::Current::Current(const GlesBackend& b) : c_(b.ctx_.get()) {
+    if (c_) status_ = c_->makeCurrent();
+    else if (!b.shared_) status_ = Status::error(std::string(b.name()) + " has no GLES context");
+}
+
+GlesBackend::Current::~Current() {
+    if (c_ && status_) c_->release();
+}
+
+Status GlesBackend::createContext() {
+    if (Status s = EglContext::create(&ctx_); !s) return s;
+    info_ = ctx_->info();
+    const Current current(*this);
+    if (!current.status()) return current.status();
+    cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
+    return {};
+}
+
+Status GlesBackend::adoptCurrentContext() {
+    const char* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    if (!version) return Status::error(std::string(name()) + ": no GLES context is current on this thread");
+    if (std::sscanf(version, "OpenGL ES %d.%d", &info_.major, &info_.minor) != 2)
+        return Status::error(std::string(name()) + " needs an OpenGL ES context; the current one is '" + version + "'");
+    info_.platform = "shared";
+    shared_ = true;
+    cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
+    return {};
+}
+
+Status GlesBackend::validate(const Chain& chain, const FrameFormat& format) const {
+    return validateGpuFrame(chain, format, maxTextureSize_, whose_, name());
+}
+
+Status GlesBackend::configure(const Chain& chain, const FrameFormat& format) {
+    if (Status s = validate(chain, format); !s) return s;
+    const Current current(*this);
+    if (!current.status()) return current.status();
+    return configureCurrent(chain, format);
+}
+
+Status GlesBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out) {
+    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
+    const Current current(*this);
+    if (!current.status()) return current.status();
+    return processCurrent(luma, out);
+}
+
+std::string GlesBackend::explainDetails() const { return ", " + std::to_string(passes_.size()) + " passes per frame"; }
+
+std::string GlesBackend::explain() const {
+    std::string s = "gles: " + std::to_string(info_.major) + "." + std::to_string(info_.minor) + " context on the " +
+                    info_.platform + " display" + explainDetails() + "\n";
+    for (const PassInfo& p : passes_) s += "  " + p.name + " -> " + p.format + ", " + p.grid + "\n";
+    return s;
+}
+
+void GlesBackend::fail(const std::string& message) {
+    if (failure_) failure_ = Status::error(message);
+}
+
+Status GlesBackend::glStatus(const char* during) const {
+    if (!failure_) return failure_;
+    if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+        return Status::error(std::string(name()) + ": " + glErrorName(e) + " " + during);
+    return {};
+}
+
+void GlesBackend::resetOutputs(bool complex) {
+    real_.reset(format_.width, format_.height);
+    if (complex) complex_.reset(format_.width, format_.height);
+}
+
+ChainOutput GlesBackend::output(bool complex) {
+    ChainOutput out;
+    if (complex) {
+        for (int y = 0; y < format_.height; ++y)
+            for (int x = 0; x < format_.width; ++x) real_.at(x, y) = std::abs(complex_.at(x, y));
+        out.complex = true;
+        out.complexPlane = complex_.view();
+    }
+    out.real = real_.view();
+    return out;
+}
+
+} // namespace striate::gles

@@ -1,0 +1,116 @@
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/image.h"
+#include "gles/egl_context.h"
+#include "gles/program_cache.h"
+
+namespace striate::gles {
+
+/// The largest frame, in pixels, whose edge map (edges output=edges or overlay, either method) the
+/// GLES backends compute: their hysteresis spreads strong edges a few pixels per pass until nothing
+/// changes, so its passes grow with the frame's side and its planes with its area (an 8192x8192
+/// Canny took 385 s and 6.6 GB on llvmpipe, 2 s and 282 MB on cpu). Beyond 3840x2160 (4K UHD) the
+/// cpu backend runs, as for a frame beyond the texture limit (docs/boards.md).
+inline constexpr long long kMaxGpuHysteresisPixels = 3840LL * 2160;
+
+/// The GLES backends' validate(): the chain, and a frame within [1, maxTextureSize] (they do not
+/// tile) and, for an edge map, within kMaxGpuHysteresisPixels, with an error naming the limit
+/// (`whose`: "the GPU's", "the board's") and the backend.
+Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTextureSize, const char* whose,
+                        const char* backend);
+
+/// float(c / 255) for every 8-bit code c: the reference's unit values (ALGORITHMS.md 0), which the
+/// GLES backends start from exactly (a shader division need not round correctly).
+const std::array<float, 256>& unitValues();
+
+/// The name of a GL error code ("GL_INVALID_OPERATION"), for messages.
+const char* glErrorName(unsigned error);
+
+/// One dispatch or draw as --explain shows it.
+struct PassInfo {
+    std::string name;     ///< shader file and its defines
+    std::string format;   ///< what it writes
+    std::string grid;     ///< workgroups (compute) or draws (fragment)
+};
+
+/// What both GLES backends share (DESIGN.md): a context (their own, current only inside their
+/// calls, so one can be created on one thread and used or destroyed on another; or someone else's
+/// that the caller keeps current), the program cache, the first GL failure of a configure or
+/// process, validation against the texture limit, the passes --explain shows, and the host planes
+/// a frame is read back into.
+class GlesBackend : public Backend {
+public:
+    bool runsOnGpu() const override { return true; }
+    Status validate(const Chain& chain, const FrameFormat& format) const override;
+    /// Validates, makes the context current (when it is ours) and calls configureCurrent().
+    Status configure(const Chain& chain, const FrameFormat& format) final;
+    /// Checks the frame's size, makes the context current (when it is ours) and calls processCurrent().
+    Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) final;
+    std::string explain() const override;
+
+    /// The passes of the configured chain, in order.
+    const std::vector<PassInfo>& passes() const { return passes_; }
+    const ContextInfo& context() const { return info_; }
+
+protected:
+    /// `whose`: what the texture limit belongs to in messages ("the GPU's", "the board's").
+    GlesBackend(int maxTextureSize, const char* whose) : maxTextureSize_(maxTextureSize), whose_(whose) {}
+
+    /// The backend's context current on this thread for the lifetime of the object: ours made
+    /// current and released after, or someone else's that the caller keeps current; an error
+    /// where there is none (creation failed).
+    class Current {
+    public:
+        explicit Current(const GlesBackend& b);
+        ~Current();
+        Current(const Current&) = delete;
+        Current& operator=(const Current&) = delete;
+        const Status& status() const { return status_; }
+
+    private:
+        EglContext* c_;
+        Status status_;
+    };
+
+    /// Makes our own context and the program cache in it; info_ describes it.
+    Status createContext();
+    /// Adopts the context current on this thread (GstGL's): an error where none is or it is not GLES.
+    Status adoptCurrentContext();
+    virtual Status configureCurrent(const Chain& chain, const FrameFormat& format) = 0;
+    virtual Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
+    /// What explain() says after the context: ", 12 passes per frame".
+    virtual std::string explainDetails() const;
+
+    /// Keeps the first failure of a configure or process.
+    void fail(const std::string& message);
+    /// failure_, or the pending GL error named, `during` what ("while processing a frame").
+    Status glStatus(const char* during) const;
+    /// The frame's output from the read-back planes: real_, or complex_ (filled by the caller)
+    /// with its magnitude written into real_.
+    ChainOutput output(bool complex);
+    /// Sizes the read-back planes for the configured format.
+    void resetOutputs(bool complex);
+
+    std::unique_ptr<EglContext> ctx_;  // null: someone else's context (shared_) or none yet
+    bool shared_ = false;              // runs in the context current on the caller's thread
+    ContextInfo info_;
+    std::unique_ptr<ProgramCache> cache_;
+    Status failure_;
+    Chain chain_;
+    FrameFormat format_;
+    std::vector<PassInfo> passes_;
+    Image<float> real_;
+    Image<Complex32> complex_;
+
+private:
+    int maxTextureSize_;
+    const char* whose_;
+};
+
+} // namespace striate::gles

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "core/spec.h"
+
+/// What the GLES backends may use, declared once: board profiles (board/profile.h) fill it, the
+/// probe caps it, the fragment planner splits shaders to its budget, and both backends read it.
+/// Plain data: no GL here, so board/ and the tools include it whether or not GLES is built.
+/// gles-fragment's options (the forms it may choose among; tests and benchmarks force each) sit
+/// beside them: BackendOptions carries both to the backend.
+namespace striate::gles {
+
+/// Static cost of one generated fragment shader, counted by the generator as it emits the code
+/// (DESIGN.md, Boards and budgets): ALU instructions (one per vector operation, an estimate),
+/// texture fetches, levels of dependent reads (1: coordinates never depend on a fetch), and vec4
+/// uniforms. A board's budget is the most one shader may cost.
+struct ShaderCost {
+    int alu = 0;
+    int fetches = 0;
+    int dependentDepth = 1;
+    int uniforms = 0;
+};
+
+/// What a board offers the GLES backends. A profile caps what the probe found; in the `host`
+/// profile 0 (and GLES 0.0) means "as probed".
+struct GpuLimits {
+    int glesMajor = 0, glesMinor = 0;  ///< the GLES version the board's driver gives
+    bool compute = false;              ///< GLES 3.1 compute shaders
+    int computeInvocations = 0;        ///< per workgroup
+    int computeSharedBytes = 0;        ///< per workgroup
+    bool floatTargets = false;         ///< float render targets (else packed RGBA8 intermediates)
+    int maxTextureSize = 0;            ///< largest width or height of a texture
+    ShaderCost budget{};               ///< per fragment shader
+    int unrollLimit = 0;               ///< iterations a generated loop may unroll to (strip width)
+};
+
+/// How the gles-fragment backend runs recursive filters (docs/algorithms.md, "The GLES backends"):
+/// as an FIR of the recursion's own two-sided response cut where its tail is negligible (exact
+/// replicate borders make the two the same filter), in strips of first-order sections
+/// (ALGORITHMS.md 6), or in the strips' block form. Auto: the response where it is short, else
+/// strips.
+enum class RecursiveForm { Auto, Response, Strips, Block };
+inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Auto, "auto"},
+                                                             {RecursiveForm::Response, "response"},
+                                                             {RecursiveForm::Strips, "strips"},
+                                                             {RecursiveForm::Block, "block"}};
+
+/// Whether gles-fragment's boxes come from the sum pyramid (ALGORITHMS.md 2.4, float planes
+/// only) where it needs fewer fetches than the taps, always, or never.
+enum class PyramidUse { WhereCheaper, Always, Never };
+
+/// gles-fragment's choices among equivalent forms of a plan.
+struct FragmentOptions {
+    RecursiveForm recursiveForm = RecursiveForm::Auto;
+    PyramidUse boxPyramid = PyramidUse::WhereCheaper;
+    /// Hysteresis draws shade only the weak pixels, through a stencil buffer, where one completes
+    /// the class planes' framebuffers; false: full-frame draws (the tests compare both).
+    bool hysteresisStencil = true;
+};
+
+} // namespace striate::gles
