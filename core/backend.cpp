@@ -1,5 +1,7 @@
 #include "core/backend.h"
 
+#include <algorithm>
+
 #include <string>
 
 namespace striate {
@@ -26,10 +28,21 @@ Status checkFrameSize(int width, int height, const FrameFormat& configured) {
 Status Backend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
     ChainOutput r;
     if (Status s = process(luma, &r); !s) return s;
+    const float o = static_cast<float>(out.encoding.offset), k = static_cast<float>(out.encoding.scale);
+    const int W = r.real.width;
     for (int y = 0; y < r.real.height; ++y) {
         const float* src = r.real.row(y);
         std::uint8_t* dst = out.data + y * out.stride;
-        for (int x = 0; x < r.real.width; ++x) dst[x * out.step] = encode8(src[x], out.encoding);
+        if (out.step != 1) {
+            for (int x = 0; x < r.real.width; ++x) dst[x * out.step] = encode8(src[x], out.encoding);
+            continue;
+        }
+        // encode8 without branches, so the compiler vectorises the plane (the GLES backends'
+        // read-back takes this path): the same codes, NaN and u <= 0 to 0 included.
+        for (int x = 0; x < W; ++x) {
+            const float u = (o + k * src[x]) * 255.0f;
+            dst[x] = static_cast<std::uint8_t>(static_cast<int>(std::min(std::max(0.0f, u) + 0.5f, 255.0f)));
+        }
     }
     return {};
 }

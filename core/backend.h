@@ -69,9 +69,10 @@ public:
     virtual Status configure(const Chain& chain, const FrameFormat& format) = 0;
     virtual Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
     /// One frame straight to 8-bit samples: the same codes as process() and encode8 of its real
-    /// output (chains with a real output only). The default does exactly that, one sample at a
-    /// time on the calling thread; backends override it with a faster way (threads, NEON, an
-    /// 8-bit form of the last stage that never writes the float plane). Where that form is in
+    /// output (chains with a real output only). The default does exactly that on the calling
+    /// thread (vectorised by the compiler on contiguous samples: the GLES backends use it);
+    /// backends override it with a faster way (threads, NEON, an 8-bit form of the last stage
+    /// that never writes the float plane). Where that form is in
     /// fixed point (the cpu backend's blur, docs/algorithms.md) the codes are within one of the
     /// correctly rounded result of its method, and for method=auto the method may differ from
     /// process()'s: the fastest for 8-bit outputs.

@@ -44,11 +44,4 @@ void encodePlane16(ImageView<const float> in, const Encoding& e, std::uint16_t* 
     }
 }
 
-Status processThenEncode8(Backend& backend, ImageView<const std::uint8_t> luma, const Output8& out) {
-    ChainOutput r;
-    if (Status s = backend.process(luma, &r); !s) return s;
-    encodePlane8(r.real, out.encoding, out.data, out.stride, out.step);
-    return {};
-}
-
 } // namespace striate::cpu

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 
-#include "core/backend.h"
 #include "core/image.h"
 #include "core/spec.h"
 
@@ -13,9 +12,5 @@ namespace striate::cpu {
 /// encode16 (core/spec.h), four pixels per instruction.
 void encodePlane8(ImageView<const float> in, const Encoding& e, std::uint8_t* out, std::ptrdiff_t stride, int step);
 void encodePlane16(ImageView<const float> in, const Encoding& e, std::uint16_t* out, std::ptrdiff_t stride);
-
-/// Backend::process8 for a backend whose process() leaves its float plane in host memory (the
-/// GLES backends' read-back): process(), then encodePlane8 on the calling thread.
-Status processThenEncode8(Backend& backend, ImageView<const std::uint8_t> luma, const Output8& out);
 
 } // namespace striate::cpu
