@@ -1,5 +1,5 @@
-// gles-fragment: programs (budget check, cache), draws with their uniforms, and the executor that
-// runs the planned steps (scissor, stencil, the hysteresis loop until the classes are stable).
+// gles-fragment: the plan's programs compiled, and the executor that runs its steps (scissor,
+// stencil, the hysteresis loop until the classes are stable).
 #include "gles/fragment/fragment_backend.h"
 
 #include <GLES3/gl3.h>
@@ -17,67 +17,28 @@ constexpr int kHysteresisPairsPerCheck = 8;
 
 } // namespace
 
-unsigned FragmentBackend::program(const FragmentShader& shader) {
-    if (!failure_) return 0;
-    if (!fits(shader.cost, limits_.budget)) {
-        fail("gles-fragment: shader '" + shader.name + "' costs " + describe(shader.cost) +
-             ", over the board's budget of " + describe(limits_.budget));
-        return 0;
-    }
-    unsigned p = 0;
-    if (Status s = cache_->fragment(shader.name, shader.source, &p); !s) {
-        fail(s.message());
-        return 0;
-    }
-    if (std::none_of(shaders_.begin(), shaders_.end(), [&](const FragmentShader& x) { return x.source == shader.source; })) {
-        shaders_.push_back(shader);
+void FragmentBackend::compile(Draw& d) {
+    if (!failure_ || d.shader < 0) return;
+    if (programs_.size() < plan_.shaders.size()) programs_.resize(plan_.shaders.size(), 0);
+    unsigned& p = programs_[d.shader];
+    if (!p) {
+        const FragmentShader& shader = plan_.shaders[d.shader];
+        if (Status s = cache_->fragment(shader.name, shader.source, &p); !s) {
+            fail(s.message());
+            return;
+        }
         glUseProgram(p);
         for (int slot = 0; slot < 4; ++slot) {
             const std::string name = named("s", slot);
             if (const GLint loc = glGetUniformLocation(p, name.c_str()); loc >= 0) glUniform1i(loc, slot);
         }
     }
-    return p;
-}
-
-FragmentBackend::Draw FragmentBackend::makeDraw(const FragmentShader& shader, const std::vector<Value>& inputs,
-                                                const Value& target, const Uniforms& uniforms) {
-    Draw d;
-    d.program = program(shader);
-    d.target = target.plane;
-    auto set = [&](const std::string& name, int components, std::vector<float> values) {
-        if (d.program) d.uniforms.push_back({glGetUniformLocation(d.program, name.c_str()), components, std::move(values)});
-    };
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        d.inputs.push_back(inputs[i].plane);
-        if (inputs[i].plane < 0) continue;
-        const Plane& in = planes_[inputs[i].plane];
-        set("u_texel" + std::to_string(i), 2, {1.0f / in.width, 1.0f / in.height});
-        if (inputs[i].format.kind == PlaneKind::Packed) {
-            const auto c = codeUniform(inputs[i].format);
-            set("u_code" + std::to_string(i), 2, {c[0], c[1]});
-        }
-        if (inputs[i].format.kind == PlaneKind::QuadRows)
-            set(named("u_w", static_cast<int>(i)), 2, {format_.width - 0.5f, format_.height - 0.5f});
-    }
-    if (target.format.kind == PlaneKind::Packed) {
-        const auto o = outUniform(target.format);
-        set("u_out", 2, {o[0], o[1]});
-    }
-    for (const auto& [name, values] : uniforms) set(name, 4, values);
-    return d;
-}
-
-FragmentBackend::Value FragmentBackend::full(const FragmentShader& shader, const std::vector<Value>& inputs,
-                                             const PlaneFormat& out, const Uniforms& uniforms, int width, int height) {
-    const Value target{acquire(width, height, out.kind), out};
-    steps_.push_back(Step{{makeDraw(shader, inputs, target, uniforms)}, false, -1});
-    passes_.push_back({shader.name, describe(out), "1 draw; " + describe(shader.cost)});
-    return target;
+    d.program = p;
+    for (UniformValue& u : d.uniforms) u.location = glGetUniformLocation(p, u.name.c_str());
 }
 
 void FragmentBackend::run(const Draw& d) {
-    const Plane& t = planes_[d.target];
+    const Plane& t = plan_.planes[d.target];
     glBindFramebuffer(GL_FRAMEBUFFER, t.fbo);
     glViewport(0, 0, t.width, t.height);
     if (d.w > 0) {
@@ -112,8 +73,8 @@ void FragmentBackend::run(const Draw& d) {
     for (std::size_t i = 0; i < d.inputs.size(); ++i) {
         if (d.inputs[i] < 0) continue;
         glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
-        const Plane& in = planes_[d.inputs[i]];
-        glBindTexture(in.layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, in.texture);
+        const Plane& in = plan_.planes[d.inputs[i]];
+        glBindTexture(in.kind == Plane::Kind::Layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, in.texture);
     }
     glDrawArrays(GL_TRIANGLES, 0, 3);
     if (d.stencil == Stencil::Mark) glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
@@ -132,11 +93,11 @@ void FragmentBackend::beginDraws() {
 void FragmentBackend::runSteps() {
     const int W = format_.width, H = format_.height;
     auto readClasses = [&](int plane, std::vector<std::uint8_t>* dst) {
-        glBindFramebuffer(GL_FRAMEBUFFER, planes_[plane].fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plane].fbo);
         dst->resize(static_cast<std::size_t>(4) * W * H);
         glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
     };
-    for (const Step& step : steps_) {
+    for (const Step& step : plan_.steps) {
         if (!step.repeatUntilStable) {
             for (const Draw& d : step.draws) run(d);
             continue;

@@ -1,5 +1,5 @@
-// gles-fragment: creation (own context or GstGL's), configure (the stage loop, the R32F result
-// target) and process (upload, draws, read-back).
+// gles-fragment: creation (own context or GstGL's, and what it lets the planner use), configure
+// (the plan made real: planes and programs) and process (upload, draws, read-back).
 #include "gles/fragment/fragment_backend.h"
 
 #include <GLES3/gl3.h>
@@ -31,26 +31,86 @@ Status FragmentBackend::createInCurrentContext(const GpuLimits& limits, const Fr
     return {};
 }
 
-/// The part of creation that runs with the context current.
+namespace {
+
+/// A w x h texture of `internalFormat` attached to a new framebuffer (bound), for probing.
+struct ProbeTarget {
+    GLuint texture = 0, fbo = 0;
+    ProbeTarget(GLenum internalFormat, GLenum format, GLenum type) {
+        glGenTextures(1, &texture);
+        glBindTexture(GL_TEXTURE_2D, texture);
+        glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(internalFormat), 4, 4, 0, format, type, nullptr);
+        glGenFramebuffers(1, &fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    }
+    ~ProbeTarget() {
+        glDeleteFramebuffers(1, &fbo);
+        glDeleteTextures(1, &texture);
+    }
+    bool complete() const { return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE; }
+};
+
+} // namespace
+
+/// The part of creation that runs with the context current: the vertex buffer, and what the
+/// context lets the planner use (each by a real framebuffer, not an extension string).
 void FragmentBackend::init() {
-    packed_ = !limits_.floatTargets || info_.major < 3;
+    packed_ = caps_.packed = !limits_.floatTargets || info_.major < 3;
     const float triangle[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
     glGenBuffers(1, &vertexBuffer_);
     glBindBuffer(GL_ARRAY_BUFFER, vertexBuffer_);
     glBufferData(GL_ARRAY_BUFFER, sizeof triangle, triangle, GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
-    // QuadRows planes: float targets, four draw buffers (GLES 3.0 guarantees four) and a frame
-    // buffer of array layers that the driver calls complete.
-    GLint drawBuffers = 0, framebuffer = 0;
+    GLint framebuffer = 0;
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);  // the caller's, in a shared context
-    if (!packed_) glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
-    if (drawBuffers >= 4) {
-        const int p = newLayersPlane(4, 4);
-        quadRows_ = static_cast<bool>(failure_);
-        failure_ = {};
-        glDeleteFramebuffers(1, &planes_[p].fbo);
-        glDeleteTextures(1, &planes_[p].texture);
-        planes_.clear();
+    if (!packed_) {
+        // QuadRows planes: four draw buffers (GLES 3.0 guarantees four) and a framebuffer of
+        // array layers that the driver calls complete.
+        GLint drawBuffers = 0;
+        glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
+        if (drawBuffers >= 4) {
+            plan_.planes.push_back(Plane{Plane::Kind::Layers, 4, 4});
+            makePlane(0);
+            caps_.quadRows = static_cast<bool>(failure_);
+            failure_ = {};
+            releaseGl();
+        }
+        // A real float result read back from R32F, where the driver reads it as GL_RED / GL_FLOAT.
+        const ProbeTarget red(GL_R32F, GL_RED, GL_FLOAT);
+        GLint readFormat = 0, readType = 0;
+        if (red.complete()) {
+            glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_FORMAT, &readFormat);
+            glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_TYPE, &readType);
+        }
+        caps_.redReadback = readFormat == GL_RED && readType == GL_FLOAT;
+    }
+    // The hysteresis's stencil buffer on RGBA8 class planes: STENCIL_INDEX8 alone (GLES 2.0
+    // core), else packed depth and stencil (GLES 3.0 core, OES_packed_depth_stencil on GLES 2.0:
+    // what VideoCore IV offers), attached as depth and as stencil; either may not complete an
+    // RGBA8 framebuffer on a given driver, so each is tried.
+    const char* extensions = reinterpret_cast<const char*>(glGetString(GL_EXTENSIONS));
+    const bool packedDepthStencil =
+        info_.major >= 3 || (extensions && std::strstr(extensions, "GL_OES_packed_depth_stencil") != nullptr);
+    std::vector<std::pair<GLenum, std::vector<unsigned>>> options{{GL_STENCIL_INDEX8, {GL_STENCIL_ATTACHMENT}}};
+    if (packedDepthStencil) options.push_back({GL_DEPTH24_STENCIL8, {GL_DEPTH_ATTACHMENT, GL_STENCIL_ATTACHMENT}});
+    for (const auto& [format, attachments] : options) {
+        const ProbeTarget classes(GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE);
+        GLuint rb = 0;
+        glGenRenderbuffers(1, &rb);
+        glBindRenderbuffer(GL_RENDERBUFFER, rb);
+        glRenderbufferStorage(GL_RENDERBUFFER, format, 4, 4);
+        bool complete = glGetError() == GL_NO_ERROR;
+        for (GLenum at : attachments) glFramebufferRenderbuffer(GL_FRAMEBUFFER, at, GL_RENDERBUFFER, rb);
+        complete = complete && classes.complete();
+        glDeleteRenderbuffers(1, &rb);
+        glGetError();  // a format this driver refused is not a failure
+        if (complete) {
+            caps_.stencil = true;
+            stencil_.format = format;
+            stencil_.attachments = attachments;
+            break;
+        }
     }
     glGenFramebuffers(1, &readFbo_);
     glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer));
@@ -70,66 +130,17 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     chain_ = chain;
     format_ = format;
     failure_ = {};
-    passes_.clear();
-    shaders_.clear();
-    // The input: with float targets an R32F plane of the reference's unit values float(c / 255),
-    // made on the host (a shader division need not round correctly); else the 8-bit luminance.
-    luma_ = acquire();
-    glBindTexture(GL_TEXTURE_2D, planes_[luma_].texture);
-    if (packed_)
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_LUMINANCE, format.width, format.height, 0, GL_LUMINANCE, GL_UNSIGNED_BYTE, nullptr);
-    else
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, format.width, format.height, 0, GL_RED, GL_FLOAT, nullptr);
-    Value v{luma_, PlaneFormat{packed_ ? PlaneKind::Luma8 : PlaneKind::Float, false, 1, true}};
-    for (std::size_t i = 0; i < chain.stages.size() && failure_; ++i) {
-        const StagePlan plan = planStage(chain.stages[i]);
-        Value next;
-        if (std::holds_alternative<BlurSpec>(chain.stages[i])) next = blur(plan.blur, v);
-        else if (std::holds_alternative<GaborSpec>(chain.stages[i])) next = gabor(plan.gabor, v);
-        else next = edges(std::get<EdgeSpec>(chain.stages[i]), plan, v);
-        if (i > 0) release(v);
-        v = next;
-    }
-    result_ = v;
-    complexOutput_ = chain.complexOutput();
+    planner().planChain(chain);
+    passes_ = plan_.passes;
+    failure_ = plan_.failure;
+    for (std::size_t i = 0; i < plan_.planes.size() && failure_; ++i) makePlane(static_cast<int>(i));
+    for (Step& step : plan_.steps)
+        for (Draw& d : step.draws) compile(d);
     const int W = format.width, H = format.height;
-    // A real float result is drawn into an R32F target instead, so the read-back moves 4 bytes a
-    // pixel rather than 16 (where the driver reads R32F as GL_RED / GL_FLOAT).
-    redResult_ = 0;
-    if (!packed_ && !complexOutput_ && failure_ && result_.format.kind == PlaneKind::Float && !steps_.empty() &&
-        steps_.back().draws.size() == 1 &&
-        steps_.back().draws[0].target == result_.plane) {
-        GLuint texture = 0, fbo = 0;
-        glGenTextures(1, &texture);
-        glBindTexture(GL_TEXTURE_2D, texture);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, W, H, 0, GL_RED, GL_FLOAT, nullptr);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glGenFramebuffers(1, &fbo);
-        glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-        GLint readFormat = 0, readType = 0;
-        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
-            glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_FORMAT, &readFormat);
-            glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_TYPE, &readType);
-        }
-        Plane red;
-        red.texture = texture;
-        red.fbo = fbo;
-        red.width = W;
-        red.height = H;
-        red.busy = true;
-        planes_.push_back(red);
-        if (readFormat == GL_RED && readType == GL_FLOAT) {
-            redResult_ = static_cast<int>(planes_.size()) - 1;
-            steps_.back().draws[0].target = redResult_;
-        }
-    }
-
     readback8_.resize(static_cast<std::size_t>(4) * W * H);
     readbackF_.resize(packed_ ? 0 : static_cast<std::size_t>(4) * W * H);
     unitUpload_.resize(packed_ ? 0 : static_cast<std::size_t>(W) * H);
-    resetOutputs(complexOutput_);
+    resetOutputs(plan_.complexOutput);
     failure_ = glStatus("while configuring");
     return failure_;
 }
@@ -137,7 +148,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
 Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
     const int W = format_.width, H = format_.height;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glBindTexture(GL_TEXTURE_2D, planes_[luma_].texture);
+    glBindTexture(GL_TEXTURE_2D, plan_.planes[plan_.luma].texture);
     if (packed_) {
         // GLES 2.0 has no unpack row length: strided rows are copied tight first.
         const std::uint8_t* pixels = luma.data;
@@ -157,8 +168,8 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     beginDraws();
     runSteps();
     // The result: decoded on the host exactly as the shaders decode.
-    if (redResult_ > 0) {
-        glBindFramebuffer(GL_FRAMEBUFFER, planes_[redResult_].fbo);
+    if (plan_.redResult > 0) {
+        glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plan_.redResult].fbo);
         glPixelStorei(GL_PACK_ALIGNMENT, 4);
         glPixelStorei(GL_PACK_ROW_LENGTH, static_cast<GLint>(real_.stride()));
         glReadPixels(0, 0, W, H, GL_RED, GL_FLOAT, real_.data());
@@ -166,12 +177,12 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         *out = output(false);
         return glStatus("while processing a frame");
     }
-    glBindFramebuffer(GL_FRAMEBUFFER, planes_[result_.plane].fbo);
-    const PlaneFormat& rf = result_.format;
+    glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plan_.result.plane].fbo);
+    const PlaneFormat& rf = plan_.result.format;
     if (rf.kind == PlaneKind::QuadRows) {
         // Row y is texel row y / 4 of layer y % 4, its pixels in order (and up to three past the
         // last).
-        const Plane& p = planes_[result_.plane];
+        const Plane& p = plan_.planes[plan_.result.plane];
         glBindFramebuffer(GL_FRAMEBUFFER, readFbo_);
         for (int j = 0; j < 4; ++j) {
             glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, p.texture, 0, j);
@@ -196,15 +207,15 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
                 re = readbackF_[i];
                 im = readbackF_[i + 1];
             }
-            if (complexOutput_) complex_.at(x, y) = Complex32(re, im);
+            if (plan_.complexOutput) complex_.at(x, y) = Complex32(re, im);
             else real_.at(x, y) = re;
         }
-    *out = output(complexOutput_);
+    *out = output(plan_.complexOutput);
     return glStatus("while processing a frame");
 }
 
 std::string FragmentBackend::explainDetails() const {
-    return std::string(", ") + (packed_ ? "packed RGBA8" : "RGBA32F") + " intermediates, " + std::to_string(passes_.size()) +
+    return std::string(", ") + (packed_ ? "packed RGBA8" : "RGBA32F") + " intermediates, " + std::to_string(plan_.passes.size()) +
            " passes per frame, read back as " + readbackFormat();
 }
 

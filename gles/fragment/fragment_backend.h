@@ -10,7 +10,7 @@
 #include "core/backend.h"
 #include "core/image.h"
 #include "core/plan.h"
-#include "gles/fragment/fir_shaders.h"
+#include "gles/fragment/planner.h"
 #include "gles/fragment/shader_writer.h"
 #include "gles/gles_backend.h"
 #include "gles/limits.h"
@@ -36,13 +36,13 @@ public:
     bool packedIntermediates() const override { return packed_; }
 
     /// Every distinct shader of the configured plan (the budget test compiles and checks them).
-    const std::vector<FragmentShader>& shaders() const { return shaders_; }
+    const std::vector<FragmentShader>& shaders() const { return plan_.shaders; }
     /// Programs compiled since creation: configure() again with new values of the same structure
     /// compiles none.
     std::size_t programCount() const { return cache_->size(); }
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA32F" or "RGBA8 packed".
-    const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : redResult_ > 0 ? "R32F" : "RGBA32F"; }
+    const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : plan_.redResult > 0 ? "R32F" : "RGBA32F"; }
 
     /// A frame that is already a texture in the current context (GstGL memory), run through the
     /// configured chain into an 8-bit (or 16-bit: TextureTarget::bits) texture of at least the
@@ -72,128 +72,44 @@ public:
 private:
     FragmentBackend(const GpuLimits& limits, const FragmentOptions& options)
         : GlesBackend(limits.maxTextureSize, "the board's"), limits_(limits), options_(options) {}
-    void init();  // with the context current
+    void init();  // with the context current: the capabilities
     std::string explainDetails() const override;
+    Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
+    Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
+    /// A planner that adds to the configured plan (processTexture's planes and draws).
+    FragmentPlanner planner() { return FragmentPlanner(limits_, options_, caps_, format_, &plan_); }
 
-    struct Value {
-        int plane = -1;
-        PlaneFormat format;
-    };
-    struct UniformValue {
-        int location = -1;
-        int components = 4;  // 2: vec2, 4: vec4 (or arrays of them)
-        std::vector<float> values;
-    };
-    using Uniforms = std::vector<std::pair<std::string, std::vector<float>>>;  // vec4s by name
-    /// How a draw uses the target's stencil buffer (hysteresis: only weak pixels are drawn).
-    enum class Stencil {
-        None,
-        Mark,  ///< clear it, then set 1 where the shader does not discard; no colour written
-        Test,  ///< draw only where it is 1
-    };
-    struct Draw {
-        unsigned program = 0;
-        std::vector<int> inputs;  // planes, by sampler slot
-        int target = -1;
-        int x = 0, y = 0, w = 0, h = 0;  // scissor (strips); w == 0: the whole target
-        std::vector<UniformValue> uniforms;
-        Stencil stencil = Stencil::None;
-    };
-    struct Step {
-        std::vector<Draw> draws;
-        bool repeatUntilStable = false;  // hysteresis: repeat the draws until the watched plane stops changing
-        int watched = -1;
-    };
-    struct Plane {
-        unsigned texture = 0, fbo = 0;
-        int width = 0, height = 0;
-        bool busy = false;
-        bool layers = false;  // a QuadRows plane: an RGBA32F array texture of four layers, all attached
-        bool floatTexels = false;  // RGBA32F, else RGBA8
-    };
-
-    Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
-    /// processTexture's import and encode draws, made by `make` the first time `key` is asked for.
-    const Draw& textureDraw(const std::string& key, const std::function<Draw()>& make);
+    // planes.cpp: the plan's planes as textures and framebuffers.
+    /// Makes plane i's texture and framebuffer (nothing for a borrowed texture), the stencil
+    /// buffer attached where the plan asks; a failure names what did not complete.
+    void makePlane(int i);
+    void releaseGl();
+    // draws.cpp: programs and the executor.
+    /// Compiles the draw's program (once per shader) and finds its uniforms.
+    void compile(Draw& d);
     void beginDraws();  // the full-screen triangle, no blending
     void run(const Draw& d);
     void runSteps();
-    Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
-    Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
-    void releaseGl();
-
-    // Planning (configure): planes, programs and the draw list.
-    /// A free plane of this size (0: the frame's) for values of `kind`: an array texture for
-    /// QuadRows, RGBA8 for Packed (and everywhere on packed profiles), else RGBA32F.
-    int acquire(int width = 0, int height = 0, PlaneKind kind = PlaneKind::Float);
-    int newPlane(int width, int height, bool floatTexels);  // a plane no other is reused as
-    int newLayersPlane(int width, int height);
-    /// The backend's one stencil buffer (the frame's size; made by the first call) attached to
-    /// both planes, or false where no stencil format completes their framebuffers (they are left
-    /// as they were).
-    bool shareStencil(int a, int b);
-    /// A plane entry for a texture that is not ours (GstGL's): drawn into or read, never deleted
-    /// (its texture is 0 between frames).
-    int borrowedPlane(int width, int height, bool withFbo);
-    void release(const Value& v);
-    PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
-    unsigned program(const FragmentShader& shader);
-    /// A draw of `shader` reading `inputs` (by slot) into `target`, with the packed planes'
-    /// code uniforms and `uniforms` set.
-    Draw makeDraw(const FragmentShader& shader, const std::vector<Value>& inputs, const Value& target,
-                  const Uniforms& uniforms = {});
-    /// One full-target draw into a new plane (of the frame's size unless given).
-    Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
-               const Uniforms& uniforms = {}, int width = 0, int height = 0);
-    Value blur(const BlurPlan& plan, const Value& in);
-    /// Both axes of a symmetric FIR on Quad planes (four pixels per RGBA32F texel), the result
-    /// in a QuadRows plane, where the planes are float and each axis fits one shader; else
-    /// Value{} and the caller runs the per-pixel passes.
-    Value quadBlur(const QuadWeights& q, const std::string& what, const Value& in);
-    Value directGaussian(double sigma, int axis, const Value& in);
-    Value boxes(const BlurPlan& plan, int axis, const Value& in);
-    /// One box pass from the sum pyramid of the line (`length` samples: sample j at texel j +
-    /// shift of `in`); output texel q holds line position q + outShift, in a plane of the given
-    /// size (0: the frame's).
-    Value pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift, int outShift, int outWidth,
-                     int outHeight);
-    Value recursiveAxis(const CascadeFloat& cf, int axis, const Value& in, bool complexOut);
-    Value section(const CascadeFloat& cf, int axis, int k, bool anticausal, const Value& in, const Value& border,
-                  const PlaneFormat& out);
-    Value blockSection(std::complex<double> pole, std::complex<double> gain, int axis, bool anticausal, int S, bool real,
-                       const Value& in, const Value& start, const PlaneFormat& out);
-    /// A symmetric FIR along one axis (direct Gabor taps, or a recursive filter's response), split
-    /// into accumulating draws to fit the budget; `what` names its shaders.
-    Value tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut, const std::string& what);
-    /// One axis of a recursive filter in the form the limits ask for.
-    Value recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut);
-    /// Whether a recursive filter runs as the FIR of its response (responseTaps, into `taps`):
-    /// under RecursiveForm::Auto on quads whatever its length (they fit the budget or are not
-    /// taken), in per-pixel passes up to kMaxResponseTaps per axis.
-    bool response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const;
-    Value gabor(const GaborPlan& plan, const Value& in);
-    Value edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in);
+    // texture_io.cpp
+    Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
+    /// processTexture's import and encode draws, made by `make` (and compiled) the first time
+    /// `key` is asked for.
+    const Draw& textureDraw(const std::string& key, const std::function<Draw()>& make);
 
     GpuLimits limits_;
     FragmentOptions options_;
+    FragmentCapabilities caps_;
     bool packed_ = true;
-    bool quadRows_ = false;  // QuadRows planes render (GLES 3.0 float targets; checked in init)
-    unsigned readFbo_ = 0;   // reading a QuadRows result layer by layer
-
-    std::vector<Plane> planes_;
-    std::vector<Step> steps_;
-    std::vector<FragmentShader> shaders_;
+    FragmentPlan plan_;
+    std::vector<unsigned> programs_;  // per shader of the plan, 0 until compiled
     unsigned vertexBuffer_ = 0;
+    unsigned readFbo_ = 0;  // reading a QuadRows result layer by layer
     struct StencilBuffer {
-        unsigned renderbuffer = 0;  // the frame's size; attached to every hysteresis plane
+        unsigned format = 0;  // what completes an RGBA8 framebuffer here (init), 0: none
         std::vector<unsigned> attachments;
-        bool tried = false;  // no format completed: hysteresis draws the whole frame
+        unsigned renderbuffer = 0;  // the frame's size; attached to every hysteresis plane
     };
     StencilBuffer stencil_;
-    int luma_ = -1;
-    int redResult_ = 0;  // the R32F plane the last draw writes a real float result to, if any
-    Value result_, complexResult_;
-    bool complexOutput_ = false;
     std::vector<std::uint8_t> lumaUpload_, readback8_, classesBefore_, classesAfter_;  // reused across frames
     std::vector<float> readbackF_, unitUpload_;
     // processTexture: the borrowed input texture, an RGBA8 plane of its luma (in texel.r), and the

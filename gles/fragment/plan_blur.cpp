@@ -1,6 +1,6 @@
 // gles-fragment planners: the direct Gaussian (cascaded to fit the budget), boxes (taps or the
 // sum pyramid), and the FIR on Quad planes.
-#include "gles/fragment/fragment_backend.h"
+#include "gles/fragment/planner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@ constexpr int kMaxCascadePasses = 64;
 
 } // namespace
 
-FragmentBackend::Value FragmentBackend::directGaussian(double sigma, int axis, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::directGaussian(double sigma, int axis, const Value& in) {
     // Positive taps: L1 norm 1, and a non-negative input stays non-negative.
     const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
     const int R = gaussianRadius(sigma);
@@ -61,7 +61,7 @@ FragmentBackend::Value FragmentBackend::directGaussian(double sigma, int axis, c
     return v;
 }
 
-FragmentBackend::Value FragmentBackend::pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift,
+FragmentPlanner::Value FragmentPlanner::pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift,
                                                    int outShift, int outWidth, int outHeight) {
     const Pyramid p = pyramidOf(length);
     const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
@@ -91,7 +91,7 @@ FragmentBackend::Value FragmentBackend::pyramidBox(const ExtendedBox& box, int a
     return result;
 }
 
-FragmentBackend::Value FragmentBackend::boxes(const BlurPlan& plan, int axis, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, const Value& in) {
     // The padded-copy definition (docs/algorithms.md): the first box pads the line by
     // passes (r + 1) replicated samples, the last crops it, so every pass clamps where the
     // reference's padded line ends. Each box is the sum pyramid's difference of two prefixes
@@ -145,11 +145,11 @@ FragmentBackend::Value FragmentBackend::boxes(const BlurPlan& plan, int axis, co
     return v;
 }
 
-FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std::string& what, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std::string& what, const Value& in) {
     // Float planes whose QuadRows render (GLES 3.0), a real input, and each axis in one shader
     // within budget; otherwise the per-pixel passes (Value{}: not taken). The input is packed
     // into quads with a border first (read per pixel, whatever its kind).
-    if (packed_ || !quadRows_ || in.format.complex) return {};
+    if (packed_ || !caps_.quadRows || in.format.complex) return {};
     const FragmentShader rows = quadRowsShader(!packed_, what, q);
     if (!fits(rows.cost, limits_.budget)) return {};
     // The vertical pass in as few draws as fit: each the most input rows that fit (the cost
@@ -197,7 +197,7 @@ FragmentBackend::Value FragmentBackend::quadBlur(const QuadWeights& q, const std
     return v;
 }
 
-FragmentBackend::Value FragmentBackend::blur(const BlurPlan& plan, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& in) {
     switch (plan.method) {
     case BlurMethod::Direct: {
         if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0) return q;

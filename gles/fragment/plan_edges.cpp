@@ -1,6 +1,6 @@
 // gles-fragment planners: the Gabor bank and its combine, and the edge stage (gradient,
 // suppression, hysteresis, output).
-#include "gles/fragment/fragment_backend.h"
+#include "gles/fragment/planner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +29,7 @@ const char* sinkName(GaborSink s) {
 
 } // namespace
 
-FragmentBackend::Value FragmentBackend::gabor(const GaborPlan& plan, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value& in) {
     Value gauss;
     if (plan.removeDc) gauss = blur(plan.dcBlur, in);
     // One bound for every orientation: the bank's running maximum is re-encoded at each step.
@@ -110,7 +110,7 @@ FragmentBackend::Value FragmentBackend::gabor(const GaborPlan& plan, const Value
     return result;
 }
 
-FragmentBackend::Value FragmentBackend::edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in) {
     // Strength and NMS sector as one complex value (re: strength, im: sector 0..3).
     Value strength;
     if (spec.method == EdgeMethod::Canny) {
@@ -177,8 +177,9 @@ FragmentBackend::Value FragmentBackend::edges(const EdgeSpec& spec, const StageP
     // Only weak pixels can change: where the two planes share a stencil buffer, both start as
     // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their
     // stencil).
-    const bool stencil = options_.hysteresisStencil && shareStencil(classes.plane, other);
+    const bool stencil = options_.hysteresisStencil && caps_.stencil;
     if (stencil) {
+        planes_[classes.plane].stencil = planes_[other].stencil = true;
         FragmentWriter cw("edges.classes copy", !packed_);
         cw.input(0, classFormat);
         const FragmentShader copy = cw.finishRaw(cw.fetchRaw(0, ""));

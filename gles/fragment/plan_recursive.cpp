@@ -1,6 +1,6 @@
 // gles-fragment planners: recursive filters as strips of first-order sections, their block form,
 // or the FIR of their response; direct Gabor taps.
-#include "gles/fragment/fragment_backend.h"
+#include "gles/fragment/planner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +24,7 @@ constexpr int kMaxResponseTaps = 257;
 
 using C = std::complex<double>;
 
-FragmentBackend::Value FragmentBackend::blockSection(C pole, C gain, int axis, bool anticausal, int S, bool real,
+FragmentPlanner::Value FragmentPlanner::blockSection(C pole, C gain, int axis, bool anticausal, int S, bool real,
                                                      const Value& in, const Value& start, const PlaneFormat& out) {
     const int N = axis == 0 ? format_.width : format_.height;
     const C steady = gain / (1.0 - pole);
@@ -62,7 +62,7 @@ FragmentBackend::Value FragmentBackend::blockSection(C pole, C gain, int axis, b
     return fixed;
 }
 
-FragmentBackend::Value FragmentBackend::section(const CascadeFloat& cf, int axis, int k, bool anticausal,
+FragmentPlanner::Value FragmentPlanner::section(const CascadeFloat& cf, int axis, int k, bool anticausal,
                                                 const Value& in, const Value& border, const PlaneFormat& out) {
     const int N = axis == 0 ? format_.width : format_.height;
     const CascadePoles all = polesOf(cf);
@@ -115,7 +115,7 @@ FragmentBackend::Value FragmentBackend::section(const CascadeFloat& cf, int axis
     return merged;
 }
 
-FragmentBackend::Value FragmentBackend::recursiveAxis(const CascadeFloat& cf, int axis, const Value& in,
+FragmentPlanner::Value FragmentPlanner::recursiveAxis(const CascadeFloat& cf, int axis, const Value& in,
                                                       bool complexOut) {
     const auto [p, q] = polesOf(cf);
     const std::array<C, 3> a = sectionGains(p, cf.B), b = sectionGains(q, cf.B);
@@ -166,7 +166,7 @@ FragmentBackend::Value FragmentBackend::recursiveAxis(const CascadeFloat& cf, in
     return v;
 }
 
-FragmentBackend::Value FragmentBackend::tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut,
+FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut,
                                                  const std::string& what) {
     const int R = static_cast<int>(taps.c.size()) - 1;
     // |z| <= max |input| x the taps' L1 norm; re and im are each within |z|.
@@ -196,7 +196,7 @@ FragmentBackend::Value FragmentBackend::tapsAxis(const GaborTaps& taps, int axis
     return acc;
 }
 
-bool FragmentBackend::response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const {
+bool FragmentPlanner::response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const {
     if (!responseTaps(cf, kResponseTail, taps)) return false;
     switch (options_.recursiveForm) {
     case RecursiveForm::Response: return true;
@@ -207,7 +207,7 @@ bool FragmentBackend::response(const CascadeFloat& cf, bool onQuads, GaborTaps* 
     return onQuads || 2 * static_cast<int>(taps->c.size()) - 1 <= kMaxResponseTaps;
 }
 
-FragmentBackend::Value FragmentBackend::recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut) {
+FragmentPlanner::Value FragmentPlanner::recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut) {
     GaborTaps taps;
     if (response(cf, false, &taps)) return tapsAxis(taps, axis, in, complexOut, "recursive.response");
     return recursiveAxis(cf, axis, in, complexOut);

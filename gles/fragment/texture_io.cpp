@@ -94,10 +94,12 @@ Status FragmentBackend::copyTexture(const TextureFrame& in, const TextureTarget&
     return textureDraws(in, out, Encoding{}, false);
 }
 
-const FragmentBackend::Draw& FragmentBackend::textureDraw(const std::string& key, const std::function<Draw()>& make) {
+const Draw& FragmentBackend::textureDraw(const std::string& key, const std::function<Draw()>& make) {
     for (const auto& [k, d] : textureDrawCache_)
         if (k == key) return d;
-    textureDrawCache_.emplace_back(key, make());
+    Draw d = make();
+    compile(d);
+    textureDrawCache_.emplace_back(key, d);
     return textureDrawCache_.back().second;
 }
 
@@ -105,22 +107,25 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
                                      bool runChain) {
     using Source = TextureFrame::Source;
     if (ctx_) return Status::error("gles-fragment: processTexture needs a backend made in the caller's context");
-    if (steps_.empty() && result_.plane < 0) return Status::error("gles-fragment: processTexture before configure");
+    if (plan_.luma < 0) return Status::error("gles-fragment: processTexture before configure");
     if (in.textureWidth < format_.width || in.textureHeight < format_.height)
         return Status::error("gles-fragment: the input texture (" + std::to_string(in.textureWidth) + "x" +
                              std::to_string(in.textureHeight) + ") is smaller than the frame");
     const int W = format_.width, H = format_.height;
     const SavedGlState saved(info_.major >= 3);
+    using Value = PlaneValue;
     if (importPlane_ < 0) {
-        importPlane_ = newPlane(W, H, false);
-        inputPlane_ = borrowedPlane(in.textureWidth, in.textureHeight, false);
-        outputPlane_ = borrowedPlane(W, H, true);
+        FragmentPlanner p = planner();
+        importPlane_ = p.newPlane(Plane::Kind::Rgba8, W, H);
+        inputPlane_ = p.borrowedPlane(in.textureWidth, in.textureHeight, false);
+        outputPlane_ = p.borrowedPlane(W, H, true);
+        for (int plane : {importPlane_, inputPlane_, outputPlane_}) makePlane(plane);
     }
-    Plane& input = planes_[inputPlane_];
+    Plane& input = plan_.planes[inputPlane_];
     input.texture = in.texture;
     input.width = in.textureWidth;
     input.height = in.textureHeight;
-    Plane& target = planes_[outputPlane_];
+    Plane& target = plan_.planes[outputPlane_];
     target.texture = out.texture;
     glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out.texture, 0);
@@ -155,7 +160,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
                 const char* channel[] = {".r", ".g", ".b", ".a"};
                 importer.line("float code = " + importer.fetchRaw(0, "") + channel[static_cast<int>(in.source)] + ";", 0);
             }
-            return makeDraw(importer.finishRaw("vec4(code, 0.0, 0.0, 1.0)"), {Value{inputPlane_, {}}},
+            return planner().makeDraw(importer.finishRaw("vec4(code, 0.0, 0.0, 1.0)"), {Value{inputPlane_, {}}},
                             Value{importPlane_, {}});
         });
     // 3. The result (or, copying, the imported plane) through the encoding, as the cpu encoder:
@@ -167,19 +172,19 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
             (sixteen ? " 16" : " 8"),
         [&] {
             const Value result = !runChain             ? Value{importPlane_, PlaneFormat{PlaneKind::Luma8, false, 1, true}}
-                                 : redResult_ > 0 ? Value{redResult_, PlaneFormat{}}
-                                                  : result_;
+                                 : plan_.redResult > 0 ? Value{plan_.redResult, PlaneFormat{}}
+                                                       : plan_.result;
             const std::string max = sixteen ? "65535.0" : "255.0";
             FragmentWriter encoder(sixteen ? "encode to 16 bits" : "encode to 8 bits", !packed_);
             encoder.input(0, result.format);
             encoder.uniform("u_encode");
             encoder.line("vec2 v = " + encoder.fetch(0, "") + ";", 0);
             encoder.line(std::string("float u = (u_encode.x + u_encode.y * ") +
-                             (runChain && complexOutput_ ? "length(v)" : "v.x") + ") * " + max + ";",
+                             (runChain && plan_.complexOutput ? "length(v)" : "v.x") + ") * " + max + ";",
                          3);
             encoder.line("float code = u > 0.0 ? min(floor(u + 0.5), " + max + ") : 0.0;", 3);
             if (sixteen) encoder.line("float hi = floor(code / 256.0);", 2);
-            return makeDraw(encoder.finishRaw(sixteen ? "vec4((code - 256.0 * hi) / 255.0, hi / 255.0, 0.0, 1.0)"
+            return planner().makeDraw(encoder.finishRaw(sixteen ? "vec4((code - 256.0 * hi) / 255.0, hi / 255.0, 0.0, 1.0)"
                                                       : "vec4(code / 255.0)"),
                             {result}, Value{outputPlane_, {}},
                             {{"u_encode", {static_cast<float>(encoding.offset), static_cast<float>(encoding.scale), 0, 0}}});
@@ -213,10 +218,11 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
         };
         if (direct) filters(GL_NEAREST, GL_NEAREST);
         else run(import);
-        const unsigned luma = planes_[luma_].texture;
-        planes_[luma_].texture = direct ? in.texture : planes_[importPlane_].texture;
+        Plane& lumaPlane = plan_.planes[plan_.luma];
+        const unsigned luma = lumaPlane.texture;
+        lumaPlane.texture = direct ? in.texture : plan_.planes[importPlane_].texture;
         runSteps();
-        planes_[luma_].texture = luma;
+        lumaPlane.texture = luma;
         if (direct) filters(minFilter, magFilter);
     } else {
         run(import);

@@ -1,0 +1,178 @@
+#pragma once
+
+#include <complex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/chain.h"
+#include "core/plan.h"
+#include "gles/fragment/fir_shaders.h"
+#include "gles/fragment/shader_writer.h"
+#include "gles/gles_backend.h"
+#include "gles/limits.h"
+
+namespace striate::gles {
+
+/// What the context lets gles-fragment use, found once when the backend is made
+/// (FragmentBackend::init) and given to the planner, which then makes no GL call.
+struct FragmentCapabilities {
+    bool packed = true;        ///< packed RGBA8 intermediates: no float targets (or GLES 2.0)
+    bool quadRows = false;     ///< four RGBA32F array layers render as one target (QuadRows planes)
+    bool stencil = false;      ///< a stencil buffer completes an RGBA8 framebuffer (hysteresis)
+    bool redReadback = false;  ///< an R32F target reads back as GL_RED / GL_FLOAT
+};
+
+/// One plane of a plan: what FragmentBackend makes for it (a texture, and a framebuffer unless
+/// it is the luma or borrowed). The planner sets everything but `texture` and `fbo`.
+struct Plane {
+    enum class Kind {
+        Rgba8,
+        Rgba32f,
+        Layers,    ///< a QuadRows plane: an RGBA32F array texture of four layers, all attached
+        Luma,      ///< the input: L8 when packed, else R32F of the unit values; no framebuffer
+        R32f,      ///< a real float result read back as GL_RED
+        Borrowed,  ///< GstGL's texture, bound per frame, never deleted (`fbo` for a target)
+    };
+    Kind kind = Kind::Rgba32f;
+    int width = 0, height = 0;
+    bool busy = false;     ///< planning: held by a value
+    bool stencil = false;  ///< the backend's stencil buffer is attached (hysteresis)
+    bool withFbo = true;   ///< Borrowed: drawn into
+    unsigned texture = 0, fbo = 0;
+};
+
+/// How a draw uses the target's stencil buffer (hysteresis: only weak pixels are drawn).
+enum class Stencil {
+    None,
+    Mark,  ///< clear it, then set 1 where the shader does not discard; no colour written
+    Test,  ///< draw only where it is 1
+};
+
+struct UniformValue {
+    std::string name;
+    int components = 4;  ///< 2: vec2, 4: vec4 (or arrays of them)
+    std::vector<float> values;
+    int location = -1;  ///< set when the backend compiles the draw's program
+};
+
+/// One draw: a shader of the plan (by index) reading planes by sampler slot into a target plane.
+struct Draw {
+    int shader = -1;
+    std::vector<int> inputs;
+    int target = -1;
+    int x = 0, y = 0, w = 0, h = 0;  ///< scissor (strips); w == 0: the whole target
+    std::vector<UniformValue> uniforms;
+    Stencil stencil = Stencil::None;
+    unsigned program = 0;  ///< set when the backend compiles it
+};
+
+struct Step {
+    std::vector<Draw> draws;
+    bool repeatUntilStable = false;  ///< hysteresis: repeat the draws until the watched plane stops changing
+    int watched = -1;
+};
+
+/// A plane and how its texels hold the values it carries.
+struct PlaneValue {
+    int plane = -1;
+    PlaneFormat format;
+};
+
+/// gles-fragment's configuration of a chain: planes, the distinct shaders (each within the
+/// board's budget), the steps of draws, the passes --explain shows. Made without a GL call by
+/// FragmentPlanner; FragmentBackend makes its planes and programs and runs its steps.
+struct FragmentPlan {
+    std::vector<Plane> planes;
+    std::vector<FragmentShader> shaders;
+    std::vector<Step> steps;
+    std::vector<PassInfo> passes;
+    int luma = -1;
+    PlaneValue result;
+    int redResult = 0;  ///< the R32F plane the last draw writes a real float result to, if any
+    bool complexOutput = false;
+    Status failure;     ///< the first planning failure (a shader over the budget, a cascade too long)
+};
+
+/// Plans a chain, or single draws (GstGL's import and encode), into a FragmentPlan: the per-stage
+/// planners of plan_blur.cpp, plan_recursive.cpp and plan_edges.cpp, splitting every pass until
+/// its shaders fit the budget. Pure: no GL call, so budget splits are testable without a context.
+class FragmentPlanner {
+public:
+    FragmentPlanner(const GpuLimits& limits, const FragmentOptions& options, const FragmentCapabilities& caps,
+                    const FrameFormat& format, FragmentPlan* plan);
+
+    /// Plans `chain` into the (empty) plan.
+    void planChain(const Chain& chain);
+
+    using Value = PlaneValue;
+    using Uniforms = std::vector<std::pair<std::string, std::vector<float>>>;  // vec4s by name
+    /// A draw of `shader` reading `inputs` (by slot) into `target`, with the packed planes'
+    /// code uniforms and `uniforms` set; the shader joins the plan's list.
+    Draw makeDraw(const FragmentShader& shader, const std::vector<Value>& inputs, const Value& target,
+                  const Uniforms& uniforms = {});
+    /// A plane no other is reused as.
+    int newPlane(Plane::Kind kind, int width, int height);
+    /// A plane entry for a texture that is not ours (GstGL's): drawn into (withFbo) or read.
+    int borrowedPlane(int width, int height, bool withFbo);
+
+private:
+    void fail(const std::string& message);
+    /// A free plane of this size (0: the frame's) for values of `kind`: an array texture for
+    /// QuadRows, RGBA8 for Packed (and everywhere on packed profiles), else RGBA32F.
+    int acquire(int width = 0, int height = 0, PlaneKind kind = PlaneKind::Float);
+    void release(const Value& v);
+    PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
+    /// The shader's index in the plan, or -1 (and a failure) where it is over the budget.
+    int shaderIndex(const FragmentShader& shader);
+    /// One full-target draw into a new plane (of the frame's size unless given).
+    Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
+               const Uniforms& uniforms = {}, int width = 0, int height = 0);
+
+    // plan_blur.cpp
+    Value blur(const BlurPlan& plan, const Value& in);
+    /// Both axes of a symmetric FIR on Quad planes (four pixels per RGBA32F texel), the result
+    /// in a QuadRows plane, where the planes are float and each axis fits one shader; else
+    /// Value{} and the caller runs the per-pixel passes.
+    Value quadBlur(const QuadWeights& q, const std::string& what, const Value& in);
+    Value directGaussian(double sigma, int axis, const Value& in);
+    Value boxes(const BlurPlan& plan, int axis, const Value& in);
+    /// One box pass from the sum pyramid of the line (`length` samples: sample j at texel j +
+    /// shift of `in`); output texel q holds line position q + outShift, in a plane of the given
+    /// size (0: the frame's).
+    Value pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift, int outShift, int outWidth,
+                     int outHeight);
+    // plan_recursive.cpp
+    Value recursiveAxis(const CascadeFloat& cf, int axis, const Value& in, bool complexOut);
+    Value section(const CascadeFloat& cf, int axis, int k, bool anticausal, const Value& in, const Value& border,
+                  const PlaneFormat& out);
+    Value blockSection(std::complex<double> pole, std::complex<double> gain, int axis, bool anticausal, int S, bool real,
+                       const Value& in, const Value& start, const PlaneFormat& out);
+    /// A symmetric FIR along one axis (direct Gabor taps, or a recursive filter's response), split
+    /// into accumulating draws to fit the budget; `what` names its shaders.
+    Value tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut, const std::string& what);
+    /// One axis of a recursive filter in the form the options ask for.
+    Value recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut);
+    /// Whether a recursive filter runs as the FIR of its response (responseTaps, into `taps`):
+    /// under RecursiveForm::Auto on quads whatever its length (they fit the budget or are not
+    /// taken), in per-pixel passes up to kMaxResponseTaps per axis.
+    bool response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const;
+    // plan_edges.cpp
+    Value gabor(const GaborPlan& plan, const Value& in);
+    Value edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in);
+
+    GpuLimits limits_;
+    FragmentOptions options_;
+    FragmentCapabilities caps_;
+    bool packed_;
+    FrameFormat format_;
+    FragmentPlan* plan_;
+    // The plan's parts under the names the planners use.
+    std::vector<Plane>& planes_;
+    std::vector<Step>& steps_;
+    std::vector<PassInfo>& passes_;
+    Status& failure_;
+};
+
+} // namespace striate::gles

@@ -1,0 +1,91 @@
+// gles-fragment's planner without a GLES context: how it splits passes to fit a board's shader
+// budget is decided by costing generated shaders, so it is checked here with no GL at all (the
+// no-display run includes these tests).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "board/profile.h"
+#include "core/chain.h"
+#include "gles/fragment/planner.h"
+#include "gles/fragment/glsl.h"
+
+namespace striate {
+namespace {
+
+gles::FragmentPlan planOf(const std::string& text, const char* board, bool packed) {
+    Chain chain;
+    EXPECT_TRUE(parseChain(text, &chain)) << text;
+    gles::FragmentCapabilities caps;
+    caps.packed = packed;
+    gles::FragmentPlan plan;
+    gles::FragmentPlanner(findBoardProfile(board)->limits, gles::FragmentOptions{}, caps, FrameFormat{64, 48}, &plan)
+        .planChain(chain);
+    return plan;
+}
+
+int passesNamed(const gles::FragmentPlan& plan, const std::string& prefix) {
+    int n = 0;
+    for (const gles::PassInfo& p : plan.passes) n += p.name.rfind(prefix, 0) == 0;
+    return n;
+}
+
+/// Every shader of a plan fits the board's budget, every draw names one of them, and every plane
+/// a draw reads or writes exists: a plan FragmentBackend can make as it stands.
+void expectWellFormed(const gles::FragmentPlan& plan, const char* board) {
+    const gles::ShaderCost& budget = findBoardProfile(board)->limits.budget;
+    for (const gles::FragmentShader& s : plan.shaders) EXPECT_TRUE(gles::fits(s.cost, budget)) << board << " " << s.name;
+    for (const gles::Step& step : plan.steps)
+        for (const gles::Draw& d : step.draws) {
+            EXPECT_GE(d.shader, 0);
+            EXPECT_LT(d.shader, static_cast<int>(plan.shaders.size()));
+            EXPECT_GE(d.target, 0);
+            EXPECT_LT(d.target, static_cast<int>(plan.planes.size()));
+            for (int in : d.inputs) EXPECT_LT(in, static_cast<int>(plan.planes.size()));
+        }
+}
+
+TEST(Planner, SplitsADirectGaussianIntoPassesThatFitTheTightBudget) {
+    // Sigma 4 needs 17 taps a side; the tight profile's 32 fetches hold fewer: the cascade
+    // identity splits it into equal passes, each within the budget.
+    const gles::FragmentPlan host = planOf("blur sigma=4 method=direct", "host", true);
+    const gles::FragmentPlan tight = planOf("blur sigma=4 method=direct", "tight", true);
+    ASSERT_TRUE(host.failure) << host.failure.message();
+    ASSERT_TRUE(tight.failure) << tight.failure.message();
+    EXPECT_EQ(passesNamed(host, "blur.direct"), 2) << "one pass per axis on the host's budget";
+    EXPECT_GT(passesNamed(tight, "blur.direct"), 2) << "cascaded passes on the tight budget";
+    expectWellFormed(host, "host");
+    expectWellFormed(tight, "tight");
+}
+
+TEST(Planner, SplitsDirectGaborTapsIntoAccumulatingDraws) {
+    const gles::FragmentPlan tight = planOf("gabor sigma=4 wavelength=8 orientation=30 method=direct", "tight", true);
+    ASSERT_TRUE(tight.failure) << tight.failure.message();
+    int added = 0;
+    for (const gles::PassInfo& p : tight.passes) added += p.name.find("tap pairs added") != std::string::npos;
+    EXPECT_GT(added, 0) << "the taps of one axis do not fit one shader of the tight budget";
+    expectWellFormed(tight, "tight");
+}
+
+TEST(Planner, RefusesADirectBlurBeyondTheCascadeLimitByName) {
+    const gles::FragmentPlan plan = planOf("blur sigma=64 method=direct", "tight", true);
+    ASSERT_FALSE(plan.failure);
+    EXPECT_NE(plan.failure.message().find("passes per axis within this board's shader budget"), std::string::npos)
+        << plan.failure.message();
+}
+
+TEST(Planner, EveryStageOfEveryFragmentProfileIsWellFormed) {
+    for (const char* board : {"host", "rpi3", "rpi4", "tight"})
+        for (const char* text : {"blur sigma=2", "blur sigma=8 method=boxes", "blur sigma=16 method=recursive",
+                                 "gabor sigma=3 wavelength=8 orientations=4", "edges", "edges method=gabor output=overlay"}) {
+            const bool packed = !findBoardProfile(board)->limits.floatTargets && std::string(board) != "host";
+            const gles::FragmentPlan plan = planOf(text, board, packed);
+            ASSERT_TRUE(plan.failure) << board << " " << text << ": " << plan.failure.message();
+            EXPECT_FALSE(plan.steps.empty()) << board << " " << text;
+            EXPECT_GE(plan.result.plane, 0) << board << " " << text;
+            expectWellFormed(plan, board);
+        }
+}
+
+} // namespace
+} // namespace striate
