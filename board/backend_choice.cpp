@@ -107,7 +107,6 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
 #endif
 }
 
-
 Status chooseBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                      Placement placement, BackendChoice* out) {
     *out = BackendChoice{};

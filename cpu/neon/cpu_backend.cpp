@@ -15,12 +15,6 @@
 namespace striate::cpu {
 namespace {
 
-int groups(int n) { return (n + kLanes - 1) / kLanes; }
-
-/// The input sample in the unit range, rounded as the reference rounds it (value / 255 in double).
-float unitValue(float v) { return v; }
-float unitValue(std::uint8_t v) { return static_cast<float>(v / 255.0); }
-
 /// Magnitude of four (re, im) lanes at a time over a block.
 void magnitudeBlock(const float* re, const float* im, float* out, int n) {
     for (int i = 0; i < n * kLanes; i += 4) {
@@ -136,11 +130,11 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
     }
     if (plan.method == BlurMethod::Direct) {
         // Row-wise schedule: no transposes for an FIR (the block engine serves the recursions).
-        pool_.parallelFor(groups(H), [&](int g, int worker) {
+        pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
             firRows(in, rowPass_.view(), g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
                     scratch_[worker].block[0].data());
         });
-        pool_.parallelFor(groups(H), [&](int g, int) {
+        pool_.parallelFor(laneGroups(H), [&](int g, int) {
             firColumns(ImageView<const float>(rowPass_.view()), out, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps);
         });
         return;
@@ -164,12 +158,12 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
         return a + static_cast<std::ptrdiff_t>(pad) * kLanes;
     };
     const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(pad) * kLanes;
-    pool_.parallelFor(groups(H), [&](int g, int worker) {
+    pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
         Scratch& s = scratch_[worker];
         gatherRows(in, g * kLanes, s.block[0].data() + offset);
         scatterRows(filter(s, W), g * kLanes, rowPass_.view());
     });
-    pool_.parallelFor(groups(W), [&](int g, int worker) {
+    pool_.parallelFor(laneGroups(W), [&](int g, int worker) {
         Scratch& s = scratch_[worker];
         gatherColumns(ImageView<const float>(rowPass_.view()), g * kLanes, s.block[0].data() + offset);
         scatterColumns(filter(s, H), g * kLanes, out);
@@ -236,7 +230,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
             gaborRows(plan, o, k == 0, in, out);
             continue;
         }
-        pool_.parallelFor(groups(H), [&](int g, int worker) {
+        pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
             Scratch& s = scratch_[worker];
             float* x = s.block[0].data();
             gatherRows(in, g * kLanes, x);
@@ -250,7 +244,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
             scatterRows(re, g * kLanes, re_.view());
             scatterRows(im, g * kLanes, im_.view());
         });
-        pool_.parallelFor(groups(W), [&](int g, int worker) {
+        pool_.parallelFor(laneGroups(W), [&](int g, int worker) {
             Scratch& s = scratch_[worker];
             const int c0 = g * kLanes;
             float *re = s.block[0].data(), *im = s.block[1].data();
@@ -307,349 +301,6 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
     }
 }
 
-namespace {
-
-/// Central differences of the smoothed image at x (ALGORITHMS.md 4.1), clamped at the row ends.
-inline void gradientAt(const float* up, const float* mid, const float* dn, int W, int x, float* gx, float* gy) {
-    *gx = (mid[std::min(x + 1, W - 1)] - mid[std::max(x - 1, 0)]) * 0.5f;
-    *gy = (dn[x] - up[x]) * 0.5f;
-}
-
-/// The NMS sector of a gradient (kSectorStep).
-inline int sectorOf(float gx, float gy) {
-    const float ax = std::abs(gx), ay = std::abs(gy);
-    return ay <= static_cast<float>(kTan22_5) * ax ? 0 : ay > static_cast<float>(kTan67_5) * ax ? 2 : ((gx > 0) == (gy > 0) ? 1 : 3);
-}
-
-/// One row of squared gradient magnitudes.
-void squaredMagnitudeRow(const float* up, const float* mid, const float* dn, int W, float* m2) {
-    auto scalar = [&](int x) {
-        float gx, gy;
-        gradientAt(up, mid, dn, W, x, &gx, &gy);
-        m2[x] = gx * gx + gy * gy;
-    };
-    int x = 0;
-    if (W > 0) scalar(x++);
-    const float32x4_t half = vdupq_n_f32(0.5f);
-    for (; x + 4 <= W - 1; x += 4) {
-        const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
-        const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
-        vst1q_f32(m2 + x, vaddq_f32(vmulq_f32(gx, gx), vmulq_f32(gy, gy)));
-    }
-    for (; x < W; ++x) scalar(x);
-}
-
-/// One row of Canny's non-maximum suppression and double threshold (0 none, 1 weak, 2 strong)
-/// from the smoothed rows around it (for the gradient's sector) and the squared magnitudes of
-/// the rows y - 1, y, y + 1. Squares compare as the magnitudes do: v > b (1 + t) iff
-/// v^2 > b^2 (1 + t)^2 for non-negative values, so no square root is taken.
-void cannyRow(const float* up, const float* mid, const float* dn, const float* a, const float* m, const float* b, int W,
-              float low, float high, std::uint8_t* cls) {
-    const float up2 = static_cast<float>((1 + kTieTolerance) * (1 + kTieTolerance));
-    const float down2 = static_cast<float>((1 - kTieTolerance) * (1 - kTieTolerance));
-    const float low2 = low * low, high2 = high * high;
-    const float* rows[3] = {a, m, b};
-    auto scalar = [&](int x) {
-        float gx, gy;
-        gradientAt(up, mid, dn, W, x, &gx, &gy);
-        const int sec = sectorOf(gx, gy);
-        const int dx = kSectorStep[sec][0], dy = kSectorStep[sec][1];
-        const float v = m[x];
-        const float before = rows[1 - dy][std::clamp(x - dx, 0, W - 1)];
-        const float after = rows[1 + dy][std::clamp(x + dx, 0, W - 1)];
-        const bool isMax = v > before * up2 && v >= after * down2;
-        cls[x] = !isMax ? 0 : v >= high2 ? 2 : v >= low2 ? 1 : 0;
-    };
-    int x = 0;
-    if (W > 0) scalar(x++);
-    const float32x4_t half = vdupq_n_f32(0.5f), zero = vdupq_n_f32(0.0f);
-    const float t1 = static_cast<float>(kTan22_5), t2 = static_cast<float>(kTan67_5);
-    for (; x + 4 <= W - 1; x += 4) {
-        // Most pixels lie below the low threshold, where the class is 0 whatever the neighbours.
-        const float32x4_t v = vld1q_f32(m + x);
-        const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low2));
-        if (!anyLane(weak)) {
-            std::memset(cls + x, 0, 4);
-            continue;
-        }
-        const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
-        const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
-        const float32x4_t ax = vabsq_f32(gx), ay = vabsq_f32(gy);
-        const uint32x4_t isX = vcleq_f32(ay, vmulq_n_f32(ax, t1));   // sector 0: (x-1, y) / (x+1, y)
-        const uint32x4_t isY = vcgtq_f32(ay, vmulq_n_f32(ax, t2));   // sector 2: (x, y-1) / (x, y+1)
-        const uint32x4_t diag = vceqq_u32(vcgtq_f32(gx, zero), vcgtq_f32(gy, zero));
-        // diag: sector 1, (x-1, y-1) / (x+1, y+1); otherwise sector 3, (x+1, y-1) / (x-1, y+1)
-        float32x4_t before = vbslq_f32(diag, vld1q_f32(a + x - 1), vld1q_f32(a + x + 1));
-        float32x4_t after = vbslq_f32(diag, vld1q_f32(b + x + 1), vld1q_f32(b + x - 1));
-        before = vbslq_f32(isY, vld1q_f32(a + x), before);
-        after = vbslq_f32(isY, vld1q_f32(b + x), after);
-        before = vbslq_f32(isX, vld1q_f32(m + x - 1), before);
-        after = vbslq_f32(isX, vld1q_f32(m + x + 1), after);
-        const uint32x4_t isMax =
-            vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up2)), vcgeq_f32(v, vmulq_n_f32(after, down2)));
-        const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high2));
-        uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
-        c = vandq_u32(c, isMax);
-        const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
-        const std::uint32_t packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
-        std::memcpy(cls + x, &packed, 4);
-    }
-    for (; x < W; ++x) scalar(x);
-}
-
-/// One row of non-maximum suppression and double threshold: 0 none, 1 weak, 2 strong.
-void suppressRow(const float* a, const float* m, const float* b, const std::uint8_t* sec, int W, float low,
-                 float high, std::uint8_t* cls) {
-    const float up = static_cast<float>(1 + kTieTolerance), down = static_cast<float>(1 - kTieTolerance);
-    const float* rows[3] = {a, m, b};
-    auto scalar = [&](int x) {
-        const int dx = kSectorStep[sec[x]][0], dy = kSectorStep[sec[x]][1];
-        const float v = m[x];
-        const float before = rows[1 - dy][std::clamp(x - dx, 0, W - 1)];
-        const float after = rows[1 + dy][std::clamp(x + dx, 0, W - 1)];
-        cls[x] = !isLocalMaximum(v, before, after) ? 0 : v >= high ? 2 : v >= low ? 1 : 0;
-    };
-    int x = 0;
-    if (W > 0) scalar(x++);
-    // Interior: all four sectors' neighbours are loaded and the pixel's sector selects.
-    for (; x + 4 <= W - 1; x += 4) {
-        std::uint32_t packed;
-        std::memcpy(&packed, sec + x, 4);
-        const uint32x4_t s = vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(packed)))));
-        const uint32x4_t s0 = vceqq_u32(s, vdupq_n_u32(0)), s1 = vceqq_u32(s, vdupq_n_u32(1));
-        const uint32x4_t s2 = vceqq_u32(s, vdupq_n_u32(2));
-        const float32x4_t v = vld1q_f32(m + x);
-        // sector 0: (x-1, y) / (x+1, y); 1: (x-1, y-1) / (x+1, y+1); 2: (x, y-1) / (x, y+1);
-        // 3: (x+1, y-1) / (x-1, y+1)
-        float32x4_t before = vbslq_f32(s2, vld1q_f32(a + x), vld1q_f32(a + x + 1));
-        before = vbslq_f32(s1, vld1q_f32(a + x - 1), before);
-        before = vbslq_f32(s0, vld1q_f32(m + x - 1), before);
-        float32x4_t after = vbslq_f32(s2, vld1q_f32(b + x), vld1q_f32(b + x - 1));
-        after = vbslq_f32(s1, vld1q_f32(b + x + 1), after);
-        after = vbslq_f32(s0, vld1q_f32(m + x + 1), after);
-        const uint32x4_t isMax =
-            vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up)), vcgeq_f32(v, vmulq_n_f32(after, down)));
-        const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high));
-        const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low));
-        uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
-        c = vandq_u32(c, isMax);
-        const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
-        packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
-        std::memcpy(cls + x, &packed, 4);
-    }
-    for (; x < W; ++x) scalar(x);
-}
-
-/// Canny's classes of rows [y0, y1) from the smoothed rows, which smoothed(y) returns (rows
-/// asked for in increasing order, each one within four of the latest). The squared gradient
-/// magnitudes of the rows y - 1..y + 1 sit in a ring of three rows (`ring`, 3W floats).
-template <class Smoothed>
-void cannyBand(Smoothed&& smoothed, int W, int H, int y0, int y1, float low, float high, float* ring,
-               ImageView<std::uint8_t> cls, ImageView<float> strength) {
-    auto slot = [&](int y) { return ring + (y % 3) * static_cast<std::ptrdiff_t>(W); };
-    int next = std::max(y0 - 1, 0);
-    auto magnitudes = [&](int y) {
-        for (; next <= y; ++next)
-            squaredMagnitudeRow(smoothed(std::max(next - 1, 0)), smoothed(next), smoothed(std::min(next + 1, H - 1)), W,
-                                slot(next));
-        return slot(y);
-    };
-    for (int y = y0; y < y1; ++y) {
-        const int above = std::max(y - 1, 0), below = std::min(y + 1, H - 1);
-        const float* b = magnitudes(below);
-        cannyRow(smoothed(above), smoothed(y), smoothed(below), slot(above), slot(y), b, W, low, high, cls.row(y));
-        if (!strength.empty()) {
-            const float* m2 = slot(y);
-            float* out = strength.row(y);
-            int x = 0;
-            for (; x + 4 <= W; x += 4) vst1q_f32(out + x, sqrtq(vld1q_f32(m2 + x)));
-            for (; x < W; ++x) out[x] = std::sqrt(m2[x]);
-        }
-    }
-}
-
-} // namespace
-
-template <class Src>
-void CpuBackend::cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec,
-                              bool keepStrength) {
-    // A banded smoothing runs inside the bands (FirBand into a ring of five smoothed rows), so
-    // the smoothed image never goes to memory; any other method smooths the whole plane first.
-    const int W = in.width, H = in.height;
-    const bool fused = smoothing.method == BlurMethod::Direct && banded(smoothing);
-    if (!fused) blur(smoothing, in, gauss_.view());
-    const ImageView<const float> plane = gauss_.view();
-    const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
-    const ImageView<float> strength = keepStrength ? strength_.view() : ImageView<float>();
-    const int rows = bandRows();
-    pool_.parallelFor((H + rows - 1) / rows, [&](int band, int worker) {
-        Scratch& scratch = scratch_[worker];
-        const int y0 = band * rows, y1 = std::min(H, y0 + rows);
-        float* magnitudes = scratch.block[1].data();
-        if (!fused) {
-            cannyBand([&](int y) { return plane.row(y); }, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
-            return;
-        }
-        FirBand<Src> fir(in, smoothing.taps, scratch.ring.data());
-        float* rowsOut = scratch.block[2].data();
-        int next = std::max(y0 - 2, 0);
-        auto smoothed = [&](int y) -> const float* {
-            for (; next <= y; ++next) fir.rowInto(next, rowsOut + (next % 5) * static_cast<std::ptrdiff_t>(W));
-            return rowsOut + (y % 5) * static_cast<std::ptrdiff_t>(W);
-        };
-        cannyBand(smoothed, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
-    });
-    trace();
-}
-
-void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
-    const int W = format_.width, H = format_.height;
-    const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
-    pool_.parallelFor(groups(H), [&](int g, int) {
-        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y)
-            suppressRow(strength_.row(std::max(y - 1, 0)), strength_.row(y), strength_.row(std::min(y + 1, H - 1)),
-                        sector_.row(y), W, low, high, class_.row(y));
-    });
-    trace();
-}
-
-namespace {
-
-/// Hysteresis's flood: pops pixels (y * W + x, already marked 3) from stack[0, top) and marks
-/// their weak or strong 8-neighbours in rows [y0, y1) with 3, pushing them in turn. Each pixel is
-/// pushed once, so the stack needs room for the rows' pixels.
-void flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::int32_t* stack, std::size_t top) {
-    while (top > 0) {
-        const int p = stack[--top];
-        const int px = p % W, py = p / W;
-        for (int ny = std::max(py - 1, y0); ny <= std::min(py + 1, y1 - 1); ++ny)
-            for (int nx = std::max(px - 1, 0); nx <= std::min(px + 1, W - 1); ++nx) {
-                std::uint8_t& n = c[ny * stride + nx];
-                if (n == 1 || n == 2) {
-                    n = 3;
-                    stack[top++] = ny * W + nx;
-                }
-            }
-    }
-}
-
-} // namespace
-
-void CpuBackend::trace() {
-    const int W = format_.width, H = format_.height;
-    const std::ptrdiff_t stride = class_.stride();
-    std::uint8_t* c = class_.data();
-    std::int32_t* stack = stack_.data();
-    // Hysteresis marks every weak pixel 8-connected to a strong one; the set does not depend on
-    // the order of the floods. First each band of rows floods from its strong seeds within its
-    // own rows, in parallel, on the part of the stack at its rows' offset (one entry per pixel).
-    // Seeds are sparse, so rows are scanned with memchr (vectorised by the C library).
-    const int rows = bandRows(), bands = (H + rows - 1) / rows;
-    pool_.parallelFor(bands, [&](int band, int) {
-        const int y0 = band * rows, y1 = std::min(H, y0 + rows);
-        std::int32_t* own = stack + static_cast<std::ptrdiff_t>(y0) * W;
-        for (int y = y0; y < y1; ++y) {
-            std::uint8_t* row = c + y * stride;
-            for (auto* seed = static_cast<std::uint8_t*>(std::memchr(row, 2, W)); seed;
-                 seed = static_cast<std::uint8_t*>(std::memchr(seed + 1, 2, W - (seed + 1 - row)))) {
-                *seed = 3;
-                own[0] = y * W + static_cast<int>(seed - row);
-                flood(c, stride, W, y0, y1, own, 1);
-                if (seed + 1 >= row + W) break;
-            }
-        }
-    });
-    // Then what crosses a band's edge: an edge pixel beside a weak one in the next band's first
-    // row or the previous band's last, flooded through the whole frame (every strong pixel is an
-    // edge by now, so only weak ones remain).
-    for (int band = 1; band < bands; ++band) {
-        const int y = band * rows;
-        std::uint8_t *above = c + (y - 1) * stride, *below = c + y * stride;
-        std::size_t top = 0;
-        for (int x = 0; x < W; ++x)
-            for (auto [from, to, ty] : {std::tuple(above, below, y), std::tuple(below, above, y - 1)})
-                if (from[x] == 3)
-                    for (int nx = std::max(x - 1, 0); nx <= std::min(x + 1, W - 1); ++nx)
-                        if (to[nx] == 1) {
-                            to[nx] = 3;
-                            stack[top++] = ty * W + nx;
-                        }
-        flood(c, stride, W, 0, H, stack, top);
-    }
-}
-
-template <class Src>
-void CpuBackend::edgeClasses(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in) {
-    if (spec.method == EdgeMethod::Canny) {
-        cannyClasses(plan.blur, in, spec, spec.output == EdgeOutput::Strength);
-    } else {
-        gabor(plan.gabor, in, strength_.view());
-        suppressAndTrace(spec);
-    }
-}
-
-template <class Src>
-void CpuBackend::writeEdges(const EdgeSpec& spec, ImageView<const Src> in, ImageView<float> out) {
-    const int W = in.width, H = in.height;
-    pool_.parallelFor(groups(H), [&](int g, int) {
-        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
-            const std::uint8_t* cls = class_.row(y);
-            float* o = out.row(y);
-            switch (spec.output) {
-            case EdgeOutput::Strength: std::copy(strength_.row(y), strength_.row(y) + W, o); break;
-            case EdgeOutput::Edges: {
-                int x = 0;
-                const uint32x4_t one = vreinterpretq_u32_f32(vdupq_n_f32(1.0f));
-                for (; x + 8 <= W; x += 8) {
-                    // All-ones lanes where the class is 3, widened with sign extension.
-                    const int16x8_t mask = vmovl_s8(vreinterpret_s8_u8(vceq_u8(vld1_u8(cls + x), vdup_n_u8(3))));
-                    const uint32x4_t lo = vreinterpretq_u32_s32(vmovl_s16(vget_low_s16(mask)));
-                    const uint32x4_t hi = vreinterpretq_u32_s32(vmovl_s16(vget_high_s16(mask)));
-                    vst1q_f32(o + x, vreinterpretq_f32_u32(vandq_u32(lo, one)));
-                    vst1q_f32(o + x + 4, vreinterpretq_f32_u32(vandq_u32(hi, one)));
-                }
-                for (; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : 0.0f;
-                break;
-            }
-            case EdgeOutput::Overlay:
-                for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : unitValue(in.row(y)[x]);
-                break;
-            }
-        }
-    });
-}
-
-template <class Src>
-void CpuBackend::writeEdges8(const EdgeSpec& spec, ImageView<const Src> in, const Output8& out) {
-    const int W = in.width, H = in.height;
-    const std::uint8_t edge = encode8(1.0f, out.encoding), none = encode8(0.0f, out.encoding);
-    // Overlay from 8-bit input: the code of each input value, once per frame.
-    std::uint8_t lut[256];
-    if constexpr (std::is_same_v<Src, std::uint8_t>)
-        if (spec.output == EdgeOutput::Overlay)
-            for (int v = 0; v < 256; ++v) lut[v] = encode8(unitValue(static_cast<std::uint8_t>(v)), out.encoding);
-    pool_.parallelFor(groups(H), [&](int g, int) {
-        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
-            const std::uint8_t* cls = class_.row(y);
-            std::uint8_t* o = out.data + y * out.stride;
-            if (spec.output == EdgeOutput::Overlay) {
-                const Src* v = in.row(y);
-                for (int x = 0; x < W; ++x) {
-                    std::uint8_t code;
-                    if constexpr (std::is_same_v<Src, std::uint8_t>) code = lut[v[x]];
-                    else code = encode8(unitValue(v[x]), out.encoding);
-                    o[x * out.step] = cls[x] == 3 ? edge : code;
-                }
-                continue;
-            }
-            int x = 0;
-            if (out.step == 1)
-                for (; x + 16 <= W; x += 16)
-                    vst1q_u8(o + x, vbslq_u8(vceqq_u8(vld1q_u8(cls + x), vdupq_n_u8(3)), vdupq_n_u8(edge), vdupq_n_u8(none)));
-            for (; x < W; ++x) o[x * out.step] = cls[x] == 3 ? edge : none;
-        }
-    });
-}
 
 template <class Src>
 void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out) {
@@ -709,12 +360,18 @@ Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& o
     ChainOutput r;
     if (Status s = process(luma, &r); !s) return s;
     const int W = format_.width, H = format_.height;
-    pool_.parallelFor(groups(H), [&](int g, int) {
+    pool_.parallelFor(laneGroups(H), [&](int g, int) {
         const int y0 = g * kLanes, y1 = std::min(H, y0 + kLanes);
         encodePlane8(ImageView<const float>(r.real.row(y0), W, y1 - y0, r.real.stride), out.encoding,
                      out.data + y0 * out.stride, out.stride, out.step);
     });
     return {};
 }
+
+// cpu_edges.cpp smooths (Canny) and filters (Gabor energy) through these.
+template void CpuBackend::blur(const BlurPlan&, ImageView<const std::uint8_t>, ImageView<float>);
+template void CpuBackend::blur(const BlurPlan&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::gabor(const GaborPlan&, ImageView<const std::uint8_t>, ImageView<float>);
+template void CpuBackend::gabor(const GaborPlan&, ImageView<const float>, ImageView<float>);
 
 } // namespace striate::cpu

@@ -19,6 +19,13 @@ namespace striate::cpu {
 
 inline constexpr int kLanes = 16;
 
+/// Blocks of kLanes lines that cover n lines.
+inline int laneGroups(int n) { return (n + kLanes - 1) / kLanes; }
+
+/// The input sample in the unit range, rounded as the reference rounds it (value / 255 in double).
+inline float unitValue(float v) { return v; }
+inline float unitValue(std::uint8_t v) { return static_cast<float>(v / 255.0); }
+
 /// Copies lanes [first, first + count) of a plane into a block: rows (horizontal pass) or
 /// columns (vertical pass). Lanes past the plane's edge repeat its last row or column.
 void gatherRows(ImageView<const float> src, int firstRow, float* block);
