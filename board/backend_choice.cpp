@@ -3,6 +3,7 @@
 #include <new>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/reference/reference.h"
@@ -28,7 +29,15 @@ Status startCpu(const BackendOptions& options, const Chain& chain, const FrameFo
 #ifdef STRIATE_HAVE_GLES
 /// The probe, once per process: it makes and drops a GLES context.
 const Probe& machine() {
-    static const Probe probe = probeMachine();
+    // On a thread of its own, joined: the EGL and GL dispatch state the probe's context leaves
+    // behind dies with that thread, not with a GStreamer streaming thread that may still be
+    // exiting when the process does (glibc's "double free or corruption" at exit: 8 of 120
+    // gst-launch runs of a cpu colour blur under load, where the probe was all the EGL there was).
+    static const Probe probe = [] {
+        Probe p;
+        std::thread([&p] { p = probeMachine(); }).join();
+        return p;
+    }();
     return probe;
 }
 

@@ -21,21 +21,6 @@ configure() {
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_WITH_GST=ON -DSTRIATE_WITH_GLES=ON "$@" >/dev/null
 }
 
-cross=()
-case $(dpkg --print-architecture) in
-  amd64) cross=(aarch64:arm64 armhf:armhf) ;;
-esac
-cache=${STRIATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/striate}
-# The sysroots are downloads (apt, network-bound): they run behind the host and sanitizer builds
-# (CPU-bound), each into its own log, shown when the cross build needs it.
-declare -A sysroot_pid
-mkdir -p "$cache"
-for pair in "${cross[@]}"; do
-  arch=${pair##*:}
-  bash scripts/sysroot.sh "$arch" "$cache/sysroot-$arch" >"$cache/sysroot-$arch.log" 2>&1 &
-  sysroot_pid[$arch]=$!
-done
-
 step "host build"
 configure build -DSTRIATE_BUILD_BENCH=ON
 ninja -C build -j "$jobs"
@@ -44,13 +29,15 @@ step "sanitizer build (ASan + UBSan)"
 configure build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIATE_SANITIZE=ON -DSTRIATE_BUILD_BENCH=OFF
 ninja -C build-asan -j "$jobs"
 
+cross=()
+case $(dpkg --print-architecture) in
+  amd64) cross=(aarch64:arm64 armhf:armhf) ;;
+esac
+cache=${STRIATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/striate}
 for pair in "${cross[@]}"; do
   toolchain=${pair%%:*} arch=${pair##*:}
   step "sysroot $arch"
-  sysroot_ok=0
-  wait "${sysroot_pid[$arch]}" || sysroot_ok=$?
-  cat "$cache/sysroot-$arch.log"
-  [ "$sysroot_ok" = 0 ] || { echo "sysroot $arch failed"; exit 1; }
+  bash scripts/sysroot.sh "$arch" "$cache/sysroot-$arch"
   step "cross build $arch"
   configure "build-$toolchain" -DCMAKE_TOOLCHAIN_FILE="toolchains/rpi-$toolchain.cmake" \
             -DSTRIATE_SYSROOT="$cache/sysroot-$arch" -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_HOST_BUILD="$PWD/build"
