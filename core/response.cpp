@@ -8,6 +8,22 @@ namespace striate {
 
 using C = std::complex<double>;
 
+namespace {
+
+double slowestPole(const CascadePoles& poles) {
+    double slowest = 0;
+    for (int k = 0; k < 3; ++k) slowest = std::max({slowest, std::abs(poles.causal[k]), std::abs(poles.anticausal[k])});
+    return slowest;
+}
+
+/// Samples each side of the centre after which an impulse response decaying as slowest^n is
+/// below eps (at most cap, plus a margin of 8).
+int decayLength(double slowest, double eps, int cap) {
+    return std::min(cap, static_cast<int>(std::ceil(std::log(eps) / std::log(std::max(slowest, 1e-3))))) + 8;
+}
+
+} // namespace
+
 CascadePoles polesOf(const CascadeFloat& cf) {
     CascadePoles p;
     for (int k = 0; k < 3; ++k) {
@@ -23,11 +39,10 @@ std::array<C, 3> sectionGains(const std::array<C, 3>& poles, double B) {
 }
 
 std::array<double, 6> sectionBounds(const CascadeFloat& cf) {
-    const auto [p, q] = polesOf(cf);
+    const CascadePoles poles = polesOf(cf);
+    const auto& [p, q] = poles;
     const std::array<C, 3> a = sectionGains(p, cf.B), b = sectionGains(q, cf.B);
-    double slowest = 0;
-    for (int k = 0; k < 3; ++k) slowest = std::max({slowest, std::abs(p[k]), std::abs(q[k])});
-    const int L = std::min(200000, static_cast<int>(std::ceil(std::log(1e-12) / std::log(std::max(slowest, 1e-3)))) + 8);
+    const int L = decayLength(slowestPole(poles), 1e-12, 200000);
     std::vector<C> x(2 * L + 1, 0.0);
     x[L] = 1.0;
     std::array<double, 6> out{};
@@ -53,11 +68,11 @@ double tapsL1(const GaborTaps& taps) {
 }
 
 bool responseTaps(const CascadeFloat& cf, double tailCut, GaborTaps* out) {
-    const auto [p, q] = polesOf(cf);
-    double slowest = 0;
-    for (int k = 0; k < 3; ++k) slowest = std::max({slowest, std::abs(p[k]), std::abs(q[k])});
+    const CascadePoles poles = polesOf(cf);
+    const auto& [p, q] = poles;
+    const double slowest = slowestPole(poles);
     if (!(slowest < 1)) return false;
-    const int L = std::min(20000, static_cast<int>(std::ceil(std::log(1e-13) / std::log(std::max(slowest, 1e-3)))) + 8);
+    const int L = decayLength(slowest, 1e-13, 20000);
     std::vector<C> x(2 * static_cast<std::size_t>(L) + 1, 0.0);
     x[L] = 1.0;
     for (int k = 0; k < 3; ++k) {
