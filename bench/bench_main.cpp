@@ -52,6 +52,8 @@ options:
   --repeat N      timed runs per row, ours and the peer's alternating (default 15)
   --threads N     threads for both sides (default 2)
   --sigmas LIST   the blur rows' sigmas, comma-separated (default 1,2,4,8,16,32)
+  --gabor-sigmas LIST  the Gabor rows' sigmas (default 2,4,8; wavelength 2 sigma; at 0, 30 and
+                  90 degrees, each method named at 0 and 90 against sepFilter2D)
   --only TEXT     only the rows whose filter contains TEXT (e.g. "canny", "sigma=8")
   --gles          instead: each GLES backend and board profile against the cpu backend
                   (640x480 and 1280x720 unless --size), one row per chain
@@ -186,6 +188,22 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
 #endif
 }
 
+/// A comma-separated list of sigmas into *out; what is wrong with it, or "".
+std::string parseSigmas(const std::string& v, std::vector<double>* out) {
+    out->clear();
+    for (std::size_t at = 0; at < v.size();) {
+        const std::size_t comma = std::min(v.find(',', at), v.size());
+        char* end = nullptr;
+        const std::string item = v.substr(at, comma - at);
+        const double sigma = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end || !(sigma >= kMinSigma && sigma <= kMaxSigma))
+            return "'" + item + "' is not a sigma in 0.3..256";
+        out->push_back(sigma);
+        at = comma + 1;
+    }
+    return out->empty() ? "needs at least one sigma" : "";
+}
+
 int usage(const std::string& m) {
     std::fprintf(stderr, "striate-bench: error: %s\n", m.c_str());
     return 2;
@@ -200,7 +218,7 @@ int main(int argc, char** argv) {
     int repeat = 15, threads = 2;
     bool gles = false;
     std::string opencv = "both";
-    std::vector<double> sigmas = {1, 2, 4, 8, 16, 32};
+    std::vector<double> sigmas = {1, 2, 4, 8, 16, 32}, gaborSigmas = {2, 4, 8};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -221,20 +239,9 @@ int main(int argc, char** argv) {
         } else if (a == "--threads") {
             threads = std::atoi(next().c_str());
             if (threads < 1 || threads > 256) return usage("--threads must be in 1..256");
-        } else if (a == "--sigmas") {
-            sigmas.clear();
-            const std::string v = next();
-            for (std::size_t at = 0; at < v.size();) {
-                const std::size_t comma = std::min(v.find(',', at), v.size());
-                char* end = nullptr;
-                const std::string item = v.substr(at, comma - at);
-                const double sigma = std::strtod(item.c_str(), &end);
-                if (item.empty() || *end || !(sigma >= kMinSigma && sigma <= kMaxSigma))
-                    return usage("--sigmas: '" + item + "' is not a sigma in 0.3..256");
-                sigmas.push_back(sigma);
-                at = comma + 1;
-            }
-            if (sigmas.empty()) return usage("--sigmas needs at least one sigma");
+        } else if (a == "--sigmas" || a == "--gabor-sigmas") {
+            std::vector<double>& list = a == "--sigmas" ? sigmas : gaborSigmas;
+            if (std::string bad = parseSigmas(next(), &list); !bad.empty()) return usage(a + ": " + bad);
         } else if (a == "--only") {
             only = next();
         } else if (a == "--json") {
@@ -340,26 +347,29 @@ int main(int argc, char** argv) {
                                    [&] { (void)other.process(view, &out); });
             add("blur sigma=32 method=auto", "striate blur sigma=4 (constant time)", a, b);
         }
-        for (double sigma : {2.0, 4.0, 8.0}) {
+        for (double sigma : gaborSigmas) {
             const double lambda = 2 * sigma;  // one octave: the usual pairing, 8 at sigma 4
             const int R = static_cast<int>(std::ceil(4 * sigma));
-            for (double theta : {0.0, 30.0}) {
+            for (double theta : {0.0, 30.0, 90.0}) {
                 char chain[128];
                 std::snprintf(chain, sizeof chain, "gabor sigma=%g wavelength=%g orientation=%g", sigma, lambda, theta);
                 if (!wanted(chain)) continue;
                 const auto run = ours(chain);
-                const double th = theta * std::numbers::pi / 180;
-                const cv::Mat kre = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, 0, CV_32F);
-                const cv::Mat kim =
-                    cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, std::numbers::pi / 2, CV_32F);
-                auto [t, full] = timePair(repeat, run, [&] {
-                    cv::filter2D(f32, dst, CV_32F, kre, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
-                    cv::filter2D(f32, dst2, CV_32F, kim, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
-                    cv::magnitude(dst, dst2, mag);
-                });
-                add(chain, "filter2D complex Gabor", t, full);
-                if (theta == 0) {
-                    // At 0 degrees the kernel separates: g(y) times g(x) cos / sin (w x).
+                if (theta != 90) {  // filter2D's time does not depend on the orientation
+                    const double th = theta * std::numbers::pi / 180;
+                    const cv::Mat kre = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, 0, CV_32F);
+                    const cv::Mat kim = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1,
+                                                           std::numbers::pi / 2, CV_32F);
+                    auto [t, full] = timePair(repeat, run, [&] {
+                        cv::filter2D(f32, dst, CV_32F, kre, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                        cv::filter2D(f32, dst2, CV_32F, kim, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                        cv::magnitude(dst, dst2, mag);
+                    });
+                    add(chain, "filter2D complex Gabor", t, full);
+                }
+                if (theta != 30) {
+                    // At 0 degrees the kernel separates: g(y) times g(x) cos / sin (w x); at 90
+                    // the same with x and y swapped.
                     cv::Mat g(1, 2 * R + 1, CV_32F), gc(1, 2 * R + 1, CV_32F), gs(1, 2 * R + 1, CV_32F);
                     for (int t2 = -R; t2 <= R; ++t2) {
                         const double e = std::exp(-t2 * t2 / (2 * sigma * sigma));
@@ -367,9 +377,12 @@ int main(int argc, char** argv) {
                         gc.at<float>(t2 + R) = static_cast<float>(e * std::cos(2 * std::numbers::pi * t2 / lambda));
                         gs.at<float>(t2 + R) = static_cast<float>(e * std::sin(2 * std::numbers::pi * t2 / lambda));
                     }
+                    const bool alongX = theta == 0;
                     auto separable = [&] {
-                        cv::sepFilter2D(f32, dst, CV_32F, gc, g, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
-                        cv::sepFilter2D(f32, dst2, CV_32F, gs, g, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                        cv::sepFilter2D(f32, dst, CV_32F, alongX ? gc : g, alongX ? g : gc, cv::Point(-1, -1), 0,
+                                        cv::BORDER_REPLICATE);
+                        cv::sepFilter2D(f32, dst2, CV_32F, alongX ? gs : g, alongX ? g : gs, cv::Point(-1, -1), 0,
+                                        cv::BORDER_REPLICATE);
                         cv::magnitude(dst, dst2, mag);
                     };
                     auto [t2, sep] = timePair(repeat, run, separable);
