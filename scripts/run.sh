@@ -62,8 +62,10 @@ gst-launch-1.0 -e -v $source ! identity name=frames silent=false ! tee name=came
 end=$(date +%s.%N)
 
 backend=$(grep -o 'GstStriateEdges:edger: active-backend = .*' "$out/pipeline.log" | tail -1 | sed 's/.*= //' || true)
-# The caps the camera branch negotiated, and the frames through it.
-echo "caps: $(grep -o 'edger.GstPad:sink: caps = .*' "$out/pipeline.log" | head -1 | sed 's/.*caps = //' || true)"
+# The caps the camera negotiated, and the frames through it. Both are read at the counter before
+# the tee: gst-launch -v's caps lines from the branches' threads can be lost or printed twice when
+# two threads notify at once (the edges branch's lines were missing from one CI run's log).
+echo "caps: $(grep -o 'frames.GstPad:src: caps = .*' "$out/pipeline.log" | head -1 | sed 's/.*caps = //' || true)"
 frames=$(grep -c "frames: last-message = chain" "$out/pipeline.log" || true)
 for name in input edges gabor; do
   for f in "$out/$name"-*.png; do [ -e "$f" ] && mv "$f" "$out/$name.png"; done
