@@ -275,28 +275,27 @@ template <class T>
 GaborBand<T>::GaborBand(ImageView<const T> in, const GaborTaps& along, const std::vector<float>& across, bool alongX,
                         float* workspace)
     : in_(in), along_(along), across_(across), alongX_(alongX), radius_(static_cast<int>(across.size()) - 1),
-      ringRe_(workspace), ringIm_(workspace + FirBand<T>::ringFloats(in.width, radius_)),
-      line_(ringIm_ + FirBand<T>::ringFloats(in.width, radius_)) {}
+      ring_(workspace), column_(workspace + FirBand<T>::ringFloats(in.width, radius_)), line_(column_ + in.width) {}
 
 template <class T>
 void GaborBand<T>::rowInto(int y, float* re, float* im) {
     const int R = radius_, H = in_.height, W = in_.width;
     const std::ptrdiff_t lines = 2 * R + 1;
-    auto slot = [&](float* ring, int r) { return ring + (r % lines) * static_cast<std::ptrdiff_t>(W); };
+    auto slot = [&](int r) { return ring_ + (r % lines) * static_cast<std::ptrdiff_t>(W); };
+    // The ring holds, for each input row, what the vertical pass sums: the row in unit floats
+    // (alongX: the real Gaussian down the columns comes first, on one plane rather than two),
+    // or its real horizontal pass (along y).
     if (next_ < 0) next_ = std::max(y - R, 0);
     for (; next_ <= std::min(y + R, H - 1); ++next_) {
-        if (alongX_) firRowComplex(in_.row(next_), W, along_, line_, slot(ringRe_, next_), slot(ringIm_, next_));
-        else firRow(in_.row(next_), W, across_, line_, slot(ringRe_, next_));
+        if (alongX_) padRow(in_.row(next_), W, 0, slot(next_));
+        else firRow(in_.row(next_), W, across_, line_, slot(next_));
     }
-    for (int j = -R; j <= R; ++j) {
-        windowRe_[R + j] = slot(ringRe_, clampIndex(y + j, H));
-        windowIm_[R + j] = slot(ringIm_, clampIndex(y + j, H));
-    }
+    for (int j = -R; j <= R; ++j) window_[R + j] = slot(clampIndex(y + j, H));
     if (alongX_) {
-        firColumnRow(windowRe_, W, across_, re);
-        firColumnRow(windowIm_, W, across_, im);
+        firColumnRow(window_, W, across_, column_);
+        firRowComplex(column_, W, along_, line_, re, im);
     } else {
-        firColumnRowComplex(windowRe_, W, along_, re, im);
+        firColumnRowComplex(window_, W, along_, re, im);
     }
 }
 

@@ -95,13 +95,16 @@ void firColumnRowComplex(const float* const* window, int width, const GaborTaps&
 
 /// The direct Gabor at an orientation with one axis free of frequency (0 or 90 degrees), for one
 /// band of output rows asked for in increasing order, as FirBand: a complex pass along the axis
-/// with the frequency (`along`) and a real one across it (`across`), the horizontal pass of each
-/// input row once into rings of the last 2R + 1 rows, no transposes. Both tap sets have radius R.
+/// with the frequency (`along`) and a real one across it (`across`), no transposes. Along y the
+/// real horizontal pass of each input row is made once, into a ring of the last 2R + 1 rows, and
+/// the complex vertical pass sums them; along x the real vertical pass comes first (the passes
+/// commute, borders replicating per axis), so the vertical pass sums one plane, not two. Both tap
+/// sets have radius R.
 template <class T>
 class GaborBand {
 public:
     static std::size_t workspaceFloats(int width, int radius) {
-        return 2 * FirBand<T>::ringFloats(width, radius) + static_cast<std::size_t>(width + 2 * radius);
+        return FirBand<T>::ringFloats(width, radius) + static_cast<std::size_t>(2 * width + 2 * radius);
     }
     /// alongX: the frequency is along x (0 degrees: complex rows, real columns), else along y.
     GaborBand(ImageView<const T> in, const GaborTaps& along, const std::vector<float>& across, bool alongX,
@@ -115,11 +118,10 @@ private:
     const std::vector<float>& across_;
     bool alongX_;
     int radius_;
-    float* ringRe_;
-    float* ringIm_;  // alongX only: the imaginary part of the horizontal pass
+    float* ring_;
+    float* column_;  // alongX: the vertical pass of the output row
     float* line_;
-    const float* windowRe_[2 * kMaxFirRadius + 1];
-    const float* windowIm_[2 * kMaxFirRadius + 1];
+    const float* window_[2 * kMaxFirRadius + 1];
     int next_ = -1;
 };
 
