@@ -46,13 +46,14 @@ Status CpuBackend::validate(const Chain& chain, const FrameFormat& format) const
 
 Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     if (Status s = validate(chain, format); !s) return s;
-    chain_ = chain;
     format_ = format;
+    chain_.stages.clear();
     plans_.clear();
     kernels_.clear();
     for (const Stage& st : chain.stages) {
-        plans_.push_back(planStage(st));
-        kernels_.push_back(kernelName(st));
+        chain_.stages.push_back(resolveAuto(st));
+        plans_.push_back(planStage(chain_.stages.back()));
+        kernels_.push_back(kernelName(chain_.stages.back()));
     }
     const auto* blur = std::get_if<BlurSpec>(&chain.stages[0]);
     fixedTaps_ = chain.stages.size() == 1 && blur ? fixedTapsFor(*blur) : std::vector<std::int16_t>{};
@@ -114,7 +115,9 @@ bool CpuBackend::banded(const BlurPlan& plan) const { return bandedRadius(static
 bool CpuBackend::bandedRadius(int radius) const { return 8 * radius <= bandRows(); }
 
 bool CpuBackend::rowWise(const GaborOrientationPlan& o) const {
-    return !o.across.empty() && bandedRadius(static_cast<int>(o.across.size()) - 1);
+    // Along x a band's 2R halo rows only enter the ring as floats; along y each is filtered
+    // horizontally, which stays within a quarter of the band's work where 4R <= its rows.
+    return !o.across.empty() && (o.alongX || 4 * (static_cast<int>(o.across.size()) - 1) <= bandRows());
 }
 
 template <class Src>
@@ -301,6 +304,18 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
     }
 }
 
+
+Stage CpuBackend::resolveAuto(const Stage& stage) const {
+    const auto* g = std::get_if<GaborSpec>(&stage);
+    if (!g || g->method != GaborMethod::Auto || g->resolvedMethod() == GaborMethod::Direct ||
+        !(g->sigma < kAutoRowWiseGaborBelowSigma))
+        return stage;
+    GaborSpec direct = *g;
+    direct.method = GaborMethod::Direct;
+    const GaborPlan plan = planGabor(direct);
+    const bool allRowWise = std::all_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); });
+    return allRowWise ? Stage{direct} : stage;
+}
 
 template <class Src>
 void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out) {

@@ -12,6 +12,11 @@
 
 namespace striate::cpu {
 
+/// method=auto for a Gabor whose every orientation runs row-wise (0 and 90 degrees, GaborBand):
+/// the direct method below this sigma, where it is faster than the recursive filter
+/// (docs/performance.md, "Crossovers"); other Gabors keep GaborSpec::resolvedMethod's choice.
+inline constexpr double kAutoRowWiseGaborBelowSigma = 8.0;
+
 /// The multi-threaded NEON backend (SIMDe on non-ARM hosts). configure() computes every
 /// coefficient and sizes every plane and per-thread block; process() then runs without allocating.
 class CpuBackend final : public Backend {
@@ -33,6 +38,10 @@ public:
     /// The kernel chosen for each configured stage, in order ("blur.recursive.yvv3", ...), with
     /// the 8-bit one where process8 runs another (".avx2" where it runs at AVX2's width).
     std::vector<std::string> kernels() const;
+    /// The configured chain with each method=auto the cpu resolves on its own (a row-wise Gabor
+    /// below kAutoRowWiseGaborBelowSigma) written out as the method it runs; the reference
+    /// configured with it computes what this backend approximates.
+    const Chain& runs() const { return chain_; }
     std::string explain() const override;
     int threads() const { return pool_.size(); }
 
@@ -48,8 +57,11 @@ private:
     /// for its halo (2R rows) stays within a quarter of the band.
     bool banded(const BlurPlan& plan) const;
     bool bandedRadius(int radius) const;
-    /// Whether an orientation runs row-wise (GaborBand): it separates into real passes and is banded.
+    /// Whether an orientation runs row-wise (GaborBand): it separates into real passes, and along
+    /// y its halo's horizontal passes cost at most a quarter of a band's.
     bool rowWise(const GaborOrientationPlan& o) const;
+    /// The stage as the cpu runs it: a Gabor's auto resolved per kAutoRowWiseGaborBelowSigma.
+    Stage resolveAuto(const Stage& stage) const;
     template <class Src>
     void runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out);
     template <class Src>

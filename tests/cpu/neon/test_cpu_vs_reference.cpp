@@ -186,6 +186,44 @@ TEST(CpuBackend, RejectsMismatchedFramesAndBadSizes) {
     EXPECT_NE(s.message().find("does not match the configured 8x8"), std::string::npos);
 }
 
+// method=auto on a Gabor whose orientations all run row-wise (0 and 90 degrees) takes the direct
+// method below kAutoRowWiseGaborBelowSigma on the cpu, where the recursive filter is slower; the
+// chain it runs says so, and is what it is held to.
+struct AutoCase {
+    const char* chain;
+    Size size;
+    GaborMethod runs;
+};
+
+class CpuAutoGabor : public ::testing::TestWithParam<AutoCase> {};
+
+TEST_P(CpuAutoGabor, RunsTheMethodItNames) {
+    const AutoCase& c = GetParam();
+    Chain chain;
+    ASSERT_TRUE(parseChain(c.chain, &chain)) << c.chain;
+    cpu::CpuBackend fast(2);
+    ASSERT_TRUE(fast.configure(chain, FrameFormat{c.size.w, c.size.h}));
+    const auto& g = std::get<GaborSpec>(fast.runs().stages.back());
+    EXPECT_EQ(g.method == GaborMethod::Auto ? g.resolvedMethod() : g.method, c.runs) << c.chain;
+    EXPECT_EQ(fast.kernels().back(), c.runs == GaborMethod::Direct ? "gabor.direct.fir-complex" : "gabor.recursive.yvv3-complex");
+    test::expectWithinTolerance(fast, fast.runs(), c.size, {1e-5, 0}, c.chain);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Choices, CpuAutoGabor,
+    ::testing::Values(AutoCase{"gabor sigma=4 wavelength=8 output=complex", {61, 480}, GaborMethod::Direct},
+                      AutoCase{"gabor sigma=4 wavelength=8 output=real", {1, 1}, GaborMethod::Direct},
+                      AutoCase{"gabor sigma=7.5 wavelength=8 output=imaginary", {33, 7}, GaborMethod::Direct},
+                      AutoCase{"gabor sigma=3 wavelength=6 orientations=2", {61, 480}, GaborMethod::Direct},
+                      AutoCase{"blur sigma=1 ! gabor sigma=5 wavelength=9 orientation=90", {61, 480}, GaborMethod::Direct},
+                      // Along y a band's halo is filtered horizontally: too costly on short frames.
+                      AutoCase{"gabor sigma=5 wavelength=9 orientation=90", {61, 40}, GaborMethod::Recursive},
+                      AutoCase{"gabor sigma=8 wavelength=16", {61, 480}, GaborMethod::Recursive},
+                      AutoCase{"gabor sigma=4 wavelength=8 orientation=30", {61, 480}, GaborMethod::Recursive},
+                      AutoCase{"gabor sigma=4 wavelength=8 orientations=4", {61, 480}, GaborMethod::Recursive},
+                      AutoCase{"gabor sigma=4 wavelength=8 method=recursive", {61, 480}, GaborMethod::Recursive},
+                      AutoCase{"gabor sigma=2 wavelength=8", {61, 480}, GaborMethod::Direct}));
+
 TEST(CpuBackend, NamesItsKernels) {
     cpu::CpuBackend b(1);
     Chain chain;
