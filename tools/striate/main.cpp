@@ -79,7 +79,8 @@ stages and parameters (names and values as the GStreamer element properties):
   Numbers are decimal; each parameter and each option is given once (the element property
   ranges, checked whatever the method).
   method=recursive needs sigma >= 0.5; auto picks direct below sigma 3, recursive above
-  (blur with 8-bit output on cpu: direct, in fixed point, below sigma 10).
+  (on cpu: a blur with 8-bit output, direct in fixed point below sigma 10; a gabor whose
+  orientations are all 0 or 90 degrees, direct below sigma 8).
 
 8-bit output: round(255 * (offset + scale * value)) clamped to 0..255, where scale is the gain
 (1 for blur and edges), offset 0.5 for real and imaginary, phase maps [-pi, pi] to [0, 255], and
