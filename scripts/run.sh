@@ -50,11 +50,11 @@ clip() {  # a branch's clip and snapshot
     $1. ! $(snapshot "$1")"
 }
 start=$(date +%s.%N)
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086
 # The frames are counted before the tee (gst-launch -v prints every buffer of one thread; counters
 # in several threads lose and repeat lines). The tee gives every frame to every branch (no leaky
 # queue before the filters), so each branch's rate is the pipeline's.
-gst-launch-1.0 -e -v $source ! identity name=frames silent=false ! tee name=camera \
+gst-launch-1.0 -e -v $source ! identity name=frames silent=false$counter_limit ! tee name=camera \
   camera. ! $(snapshot input) \
   camera. ! queue ! striateedges name=edger backend=$backend ! $(clip edges) \
   camera. ! queue ! striategabor name=gaborer backend=$backend orientations=6 wavelength=8 sigma=4 gain=4 ! $(clip gabor) \

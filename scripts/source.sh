@@ -1,6 +1,7 @@
 # The main job's source (sourced by scripts/run.sh; tests/scripts/run_test.sh tests it). Sets
 #   source   the gst-launch description up to and including its caps filter
 #   label    what was chosen, for the log
+#   counter_limit  what run.sh's frame counter adds (a clip's frame limit; empty otherwise)
 # choose_source WANT FRAMES WIDTH HEIGHT FPS: WANT is auto, libcamera, v4l2, synthetic or a clip
 # file (.webm, .mp4, ... decoded with decodebin). auto: libcamerasrc when libcamera finds a camera,
 # else the first V4L2 capture device, else the synthetic camera. Prints why and returns 1 when
@@ -48,6 +49,7 @@ v4l2_mode() {
 
 choose_source() {
   local want=$1 frames=$2 width=$3 height=$4 fps=$5 device mode format w h rate
+  counter_limit=""
   # The synthetic camera looks at the photo installed with Striate (a real scene's edges).
   local synthetic="striatesrc num-buffers=$frames scene=photo ! video/x-raw,format=NV12,width=$width,height=$height,framerate=$fps/1"
   case $want in
@@ -83,8 +85,12 @@ choose_source() {
       label="striatesrc scene=photo (the synthetic camera on a real photo), live at $fps fps" ;;
     *)
       [ -f "$want" ] || { echo "SOURCE=$want: not libcamera, v4l2, synthetic or an existing clip file"; return 1; }
-      # The clip as decoded, at most FRAMES frames (identity ends the stream at its Nth buffer).
+      # The clip as decoded, at most FRAMES frames: identity refuses its (FRAMES + 1)th buffer,
+      # which stops the decoder, but passes any buffer after that one (GStreamer's identity
+      # counts eos-after down once), and the decoder's drain at the clip's end can send one. So
+      # the frame counter in run.sh refuses its (FRAMES + 1)th too (counter_limit).
       source="filesrc location=$(realpath "$want") ! decodebin ! videoconvert ! video/x-raw,format=I420 ! identity eos-after=$((frames + 1))"
+      counter_limit=" eos-after=$((frames + 1))"
       label="clip $want" ;;
   esac
 }
