@@ -88,7 +88,8 @@ choose_source() {
       # The clip as decoded, at most FRAMES frames: identity refuses its (FRAMES + 1)th buffer,
       # which stops the decoder, but passes any buffer after that one (GStreamer's identity
       # counts eos-after down once), and the decoder's drain at the clip's end can send one. So
-      # the frame counter in run.sh refuses its (FRAMES + 1)th too (counter_limit).
+      # the frame counter in run.sh refuses its (FRAMES + 1)th too (counter_limit); a decoder
+      # holding several frames (B-frames) could drain more than that one.
       source="filesrc location=$(realpath "$want") ! decodebin ! videoconvert ! video/x-raw,format=I420 ! identity eos-after=$((frames + 1))"
       counter_limit=" eos-after=$((frames + 1))"
       label="clip $want" ;;
