@@ -6,6 +6,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "cpu/neon/avx2.h"
 #include "cpu/neon/encode.h"
 #include "cpu/neon/fixed.h"
 #include "cpu/neon/kernels.h"
@@ -36,7 +37,7 @@ void magnitudeRow(const float* re, const float* im, float* out, int n) {
 } // namespace
 
 CpuBackend::CpuBackend(int threads)
-    : pool_(threads > 0 ? threads : defaultThreadCount()), fixedAvx2_(fixedRunsAvx2()) {}
+    : pool_(threads > 0 ? threads : defaultThreadCount()), avx2_(runsAvx2()) {}
 CpuBackend::~CpuBackend() = default;
 
 Status CpuBackend::validate(const Chain& chain, const FrameFormat& format) const {
@@ -93,7 +94,7 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
 
 std::vector<std::string> CpuBackend::kernels() const {
     std::vector<std::string> names = kernels_;
-    if (fixed8_) names[0] += fixedAvx2_ ? ", 8-bit output: blur.direct.fixed-q15.avx2" : ", 8-bit output: blur.direct.fixed-q15";
+    if (fixed8_) names[0] += avx2_ ? ", 8-bit output: blur.direct.fixed-q15.avx2" : ", 8-bit output: blur.direct.fixed-q15";
     return names;
 }
 
@@ -126,7 +127,7 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
     if (plan.method == BlurMethod::Direct && banded(plan)) {
         const int rows = bandRows();
         pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
-            FirBand<Src> band(in, plan.taps, scratch_[worker].ring.data());
+            FirBand<Src> band(in, plan.taps, scratch_[worker].ring.data(), avx2_);
             for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) band.rowInto(y, out.row(y));
         });
         return;
@@ -135,10 +136,11 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
         // Row-wise schedule: no transposes for an FIR (the block engine serves the recursions).
         pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
             firRows(in, rowPass_.view(), g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
-                    scratch_[worker].block[0].data());
+                    scratch_[worker].block[0].data(), avx2_);
         });
         pool_.parallelFor(laneGroups(H), [&](int g, int) {
-            firColumns(ImageView<const float>(rowPass_.view()), out, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps);
+            firColumns(ImageView<const float>(rowPass_.view()), out, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
+                       avx2_);
         });
         return;
     }
@@ -177,7 +179,7 @@ void CpuBackend::blur8(ImageView<const std::uint8_t> in, const Output8& out) {
     // Bands of at least 4R rows: each band filters its 2R halo rows horizontally too.
     const int H = in.height, rows = std::max(bandRows(), 4 * (static_cast<int>(fixedTaps_.size()) - 1));
     pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
-        FixedBand band(in, fixedTaps_, scratch_[worker].fixed.data(), fixedAvx2_);
+        FixedBand band(in, fixedTaps_, scratch_[worker].fixed.data(), avx2_);
         for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) band.rowInto(y, out.data + y * out.stride, out.step);
     });
 }
@@ -188,7 +190,7 @@ void CpuBackend::gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o,
     const int W = in.width, H = in.height, rows = bandRows();
     pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
         Scratch& s = scratch_[worker];
-        GaborBand<Src> band(in, o.along, o.across, o.alongX, s.ring.data());
+        GaborBand<Src> band(in, o.along, o.across, o.alongX, s.ring.data(), avx2_);
         float *re = s.block[0].data(), *im = s.block[1].data(), *m = s.block[2].data();
         for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) {
             band.rowInto(y, re, im);

@@ -102,7 +102,7 @@ private:
     std::vector<std::string> kernels_;  // kernelName() of each stage
     std::vector<std::int16_t> fixedTaps_;  // the first stage's, where it is a blur the 8-bit path runs
     bool fixed8_ = false;  // process8 runs blur8: the chain is one blur with fixed-point taps
-    bool fixedAvx2_;       // blur8 at AVX2's width (fixedRunsAvx2, read once)
+    bool avx2_;            // the fixed-point and float FIRs at AVX2's width (runsAvx2, read once)
     std::vector<Scratch> scratch_;  // one per worker thread
     Image<float> stageOut_[2];
     Image<float> rowPass_, re_, im_, gauss_, strength_;

@@ -195,7 +195,7 @@ void CpuBackend::cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in
             cannyBand([&](int y) { return plane.row(y); }, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
             return;
         }
-        FirBand<Src> fir(in, smoothing.taps, scratch.ring.data());
+        FirBand<Src> fir(in, smoothing.taps, scratch.ring.data(), avx2_);
         float* rowsOut = scratch.block[2].data();
         int next = std::max(y0 - 2, 0);
         auto smoothed = [&](int y) -> const float* {

@@ -7,10 +7,8 @@
 #include <utility>
 
 #include "core/coefficients.h"
+#include "cpu/neon/avx2.h"
 #include "cpu/neon/neon.h"
-#if STRIATE_FIXED_AVX2
-#include "cpu/neon/fixed_avx2.h"
-#endif
 
 namespace striate::cpu {
 namespace {
@@ -76,15 +74,6 @@ void splat(const std::vector<std::int16_t>& taps, int16x8_t* q) {
 
 } // namespace
 
-bool fixedRunsAvx2() {
-#if STRIATE_FIXED_AVX2
-    const char* disabled = std::getenv("STRIATE_CPU_DISABLE");
-    return avx2::available() && !(disabled && std::strstr(disabled, "AVX2"));
-#else
-    return false;
-#endif
-}
-
 std::vector<std::int16_t> fixedGaussianTaps(const std::vector<double>& taps) {
     const int R = static_cast<int>(taps.size()) - 1;
     // The shortest kernel whose pass is within kFixedPassBound of exact: taps beyond R' are
@@ -145,7 +134,7 @@ void FixedBand::horizontal(int y, std::int16_t* out) {
     for (; x < W; ++x) line[R + x] = static_cast<std::int16_t>(src[x] << kFixedShift);
     for (int i = R + W; i < n; ++i) line[i] = last;
 
-#if STRIATE_FIXED_AVX2
+#if STRIATE_AVX2
     if (avx2_) return avx2::rowSums(line + R, taps_.data(), R, paddedWidth_, out);
 #endif
     int16x8_t q[kMaxFixedRadius + 1];
@@ -170,7 +159,7 @@ void FixedBand::rowInto(int y, std::uint8_t* out, int step) {
     const std::int16_t* const* w = window + R;  // w[j]: input row y + j
     // Whole stores go straight to a plane's row; the last partial one, and every sample of an
     // interleaved output, go through codes_.
-#if STRIATE_FIXED_AVX2
+#if STRIATE_AVX2
     if (avx2_) {
         const int direct = step == 1 ? W / avx2::kStore * avx2::kStore : 0;
         avx2::columnCodes(w, taps_.data(), R, paddedWidth_, kFixedShift, out, direct, codes_);

@@ -40,11 +40,6 @@ std::vector<std::int16_t> fixedGaussianTaps(const std::vector<double>& taps);
 /// kAutoFixedBelowSigma; empty where the fixed-point kernel does not run.
 std::vector<std::int16_t> fixedTapsFor(const BlurSpec& spec);
 
-/// Whether FixedBand runs at AVX2's width here: on x86 hosts whose CPU has AVX2, unless the
-/// environment's STRIATE_CPU_DISABLE names AVX2 (as OpenCV's OPENCV_CPU_DISABLE: `striate bench`
-/// sets both to compare at NEON's 128 bits). The codes are the same either way.
-bool fixedRunsAvx2();
-
 /// Both passes of the fixed-point direct Gaussian for one band of output rows, asked for in
 /// increasing order (as FirBand): the horizontal pass of each input row once, into a ring of the
 /// last 2R + 1 rows of Q6 samples, and the vertical pass from the ring, rounded to 8 bits.
@@ -54,7 +49,7 @@ class FixedBand {
 public:
     /// Int16 samples the workspace holds.
     static std::size_t workspaceShorts(int width, int radius);
-    /// avx2: the inner loops at 256 bits (fixedRunsAvx2()).
+    /// avx2: the inner loops at 256 bits (runsAvx2(), cpu/neon/avx2.h).
     FixedBand(ImageView<const std::uint8_t> in, const std::vector<std::int16_t>& taps, std::int16_t* workspace,
               bool avx2 = false);
     /// Writes output row y (0 <= y < height, not below the previous call's y): width samples,

@@ -1,6 +1,10 @@
 #include "cpu/neon/kernels.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <variant>
+
+#include "cpu/neon/avx2.h"
 
 namespace striate::cpu {
 namespace {
@@ -33,6 +37,15 @@ const char* kernelName(const Stage& stage) {
     for (const auto& k : kKernels)
         if (k.selects(stage)) return k.name;
     return "?";
+}
+
+bool runsAvx2() {
+#if STRIATE_AVX2
+    const char* disabled = std::getenv("STRIATE_CPU_DISABLE");
+    return avx2::available() && !(disabled && std::strstr(disabled, "AVX2"));
+#else
+    return false;
+#endif
 }
 
 } // namespace striate::cpu

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu/neon/avx2.h"
 #include "cpu/neon/neon.h"
 
 namespace striate::cpu {
@@ -122,10 +123,18 @@ const float* padRow(const T* in, int W, int R, float* line) {
 }
 
 template <class T>
-void firRowImpl(const T* in, int W, const std::vector<float>& taps, float* line, float* out) {
+void firRowImpl(const T* in, int W, const std::vector<float>& taps, float* line, float* out, bool wide) {
     const int R = static_cast<int>(taps.size()) - 1;
     const float* c = padRow(in, W, R, line);
     int x = 0;
+#if STRIATE_AVX2
+    if (wide) {
+        x = W / avx2::kFloatStep * avx2::kFloatStep;
+        avx2::firRowFloat(c, taps.data(), R, x, out);
+    }
+#else
+    (void)wide;
+#endif
     auto pair = [&](int k, int i) { return vaddq_f32(vld1q_f32(c + x + i - k), vld1q_f32(c + x + i + k)); };
     for (; x + 16 <= W; x += 16) symmetricTaps<4>(c + x, out + x, taps, pair);
     for (; x + 4 <= W; x += 4) symmetricTaps<1>(c + x, out + x, taps, pair);
@@ -138,14 +147,14 @@ void firRowImpl(const T* in, int W, const std::vector<float>& taps, float* line,
 
 } // namespace
 
-void firRow(const float* in, int width, const std::vector<float>& taps, float* line, float* out) {
-    firRowImpl(in, width, taps, line, out);
+void firRow(const float* in, int width, const std::vector<float>& taps, float* line, float* out, bool wide) {
+    firRowImpl(in, width, taps, line, out, wide);
 }
-void firRow(const std::uint8_t* in, int width, const std::vector<float>& taps, float* line, float* out) {
-    firRowImpl(in, width, taps, line, out);
+void firRow(const std::uint8_t* in, int width, const std::vector<float>& taps, float* line, float* out, bool wide) {
+    firRowImpl(in, width, taps, line, out, wide);
 }
 
-void firColumnRow(const float* const* window, int W, const std::vector<float>& taps, float* out) {
+void firColumnRow(const float* const* window, int W, const std::vector<float>& taps, float* out, bool wide) {
     const int R = static_cast<int>(taps.size()) - 1;
     const float* c = window[R];
     // Chunks of 256 columns keep the 2R + 1 input row segments in L1.
@@ -153,6 +162,15 @@ void firColumnRow(const float* const* window, int W, const std::vector<float>& t
     for (int x0 = 0; x0 < W; x0 += kChunk) {
         const int x1 = std::min(W, x0 + kChunk);
         int x = x0;
+#if STRIATE_AVX2
+        if (wide) {
+            const int n = (x1 - x0) / avx2::kFloatStep * avx2::kFloatStep;
+            avx2::firColumnFloat(window, taps.data(), R, x0, n, out);
+            x += n;
+        }
+#else
+        (void)wide;
+#endif
         auto pair = [&](int k, int i) { return vaddq_f32(vld1q_f32(window[R - k] + x + i), vld1q_f32(window[R + k] + x + i)); };
         for (; x + 16 <= x1; x += 16) symmetricTaps<4>(c + x, out + x, taps, pair);
         for (; x + 4 <= x1; x += 4) symmetricTaps<1>(c + x, out + x, taps, pair);
@@ -235,26 +253,27 @@ void firColumnRowComplex(const float* const* window, int W, const GaborTaps& tap
 }
 
 void firRows(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
-             float* line) {
-    for (int y = y0; y < y1; ++y) firRow(src.row(y), src.width, taps, line, dst.row(y));
+             float* line, bool wide) {
+    for (int y = y0; y < y1; ++y) firRow(src.row(y), src.width, taps, line, dst.row(y), wide);
 }
 void firRows(ImageView<const std::uint8_t> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
-             float* line) {
-    for (int y = y0; y < y1; ++y) firRow(src.row(y), src.width, taps, line, dst.row(y));
+             float* line, bool wide) {
+    for (int y = y0; y < y1; ++y) firRow(src.row(y), src.width, taps, line, dst.row(y), wide);
 }
 
-void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps) {
+void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
+                bool wide) {
     const int R = static_cast<int>(taps.size()) - 1;
     const float* window[2 * kMaxFirRadius + 1];  // rows y - R..y + R, clamped at the borders
     for (int y = y0; y < y1; ++y) {
         for (int j = -R; j <= R; ++j) window[R + j] = src.row(clampIndex(y + j, src.height));
-        firColumnRow(window, src.width, taps, dst.row(y));
+        firColumnRow(window, src.width, taps, dst.row(y), wide);
     }
 }
 
 template <class T>
-FirBand<T>::FirBand(ImageView<const T> in, const std::vector<float>& taps, float* workspace)
-    : in_(in), taps_(taps), radius_(static_cast<int>(taps.size()) - 1), ring_(workspace),
+FirBand<T>::FirBand(ImageView<const T> in, const std::vector<float>& taps, float* workspace, bool wide)
+    : in_(in), taps_(taps), radius_(static_cast<int>(taps.size()) - 1), wide_(wide), ring_(workspace),
       line_(workspace + ringFloats(in.width, radius_)) {}
 
 template <class T>
@@ -263,9 +282,9 @@ void FirBand<T>::rowInto(int y, float* out) {
     const std::ptrdiff_t lines = 2 * R + 1;
     auto slot = [&](int r) { return ring_ + (r % lines) * static_cast<std::ptrdiff_t>(W); };
     if (next_ < 0) next_ = std::max(y - R, 0);
-    for (; next_ <= std::min(y + R, H - 1); ++next_) firRow(in_.row(next_), W, taps_, line_, slot(next_));
+    for (; next_ <= std::min(y + R, H - 1); ++next_) firRow(in_.row(next_), W, taps_, line_, slot(next_), wide_);
     for (int j = -R; j <= R; ++j) window_[R + j] = slot(clampIndex(y + j, H));
-    firColumnRow(window_, W, taps_, out);
+    firColumnRow(window_, W, taps_, out, wide_);
 }
 
 template class FirBand<float>;
@@ -273,8 +292,8 @@ template class FirBand<std::uint8_t>;
 
 template <class T>
 GaborBand<T>::GaborBand(ImageView<const T> in, const GaborTaps& along, const std::vector<float>& across, bool alongX,
-                        float* workspace)
-    : in_(in), along_(along), across_(across), alongX_(alongX), radius_(static_cast<int>(across.size()) - 1),
+                        float* workspace, bool wide)
+    : in_(in), along_(along), across_(across), alongX_(alongX), wide_(wide), radius_(static_cast<int>(across.size()) - 1),
       ring_(workspace), column_(workspace + FirBand<T>::ringFloats(in.width, radius_)), line_(column_ + in.width) {}
 
 template <class T>
@@ -288,11 +307,11 @@ void GaborBand<T>::rowInto(int y, float* re, float* im) {
     if (next_ < 0) next_ = std::max(y - R, 0);
     for (; next_ <= std::min(y + R, H - 1); ++next_) {
         if (alongX_) padRow(in_.row(next_), W, 0, slot(next_));
-        else firRow(in_.row(next_), W, across_, line_, slot(next_));
+        else firRow(in_.row(next_), W, across_, line_, slot(next_), wide_);
     }
     for (int j = -R; j <= R; ++j) window_[R + j] = slot(clampIndex(y + j, H));
     if (alongX_) {
-        firColumnRow(window_, W, across_, column_);
+        firColumnRow(window_, W, across_, column_, wide_);
         firRowComplex(column_, W, along_, line_, re, im);
     } else {
         firColumnRowComplex(window_, W, along_, re, im);

@@ -43,16 +43,20 @@ inline constexpr int kMaxFirRadius = 1024;
 /// scheduled row-wise: no transposes. Horizontal: each
 /// row of [y0, y1) is copied with R replicated samples per side into `line` (width + 2R floats)
 /// and filtered with unaligned loads. Vertical: output row y sums input rows y-R..y+R.
+/// wide: the inner loops at AVX2's width (runsAvx2(), cpu/neon/avx2.h), the same floats.
 void firRows(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
-             float* line);
+             float* line, bool wide = false);
 void firRows(ImageView<const std::uint8_t> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
-             float* line);
-void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps);
+             float* line, bool wide = false);
+void firColumns(ImageView<const float> src, ImageView<float> dst, int y0, int y1, const std::vector<float>& taps,
+                bool wide = false);
 /// One row of each: the horizontal pass of `in`, and the vertical pass of the rows
 /// window[0..2R] (input rows y - R..y + R, clamped at the borders by the caller).
-void firRow(const float* in, int width, const std::vector<float>& taps, float* line, float* out);
-void firRow(const std::uint8_t* in, int width, const std::vector<float>& taps, float* line, float* out);
-void firColumnRow(const float* const* window, int width, const std::vector<float>& taps, float* out);
+void firRow(const float* in, int width, const std::vector<float>& taps, float* line, float* out, bool wide = false);
+void firRow(const std::uint8_t* in, int width, const std::vector<float>& taps, float* line, float* out,
+            bool wide = false);
+void firColumnRow(const float* const* window, int width, const std::vector<float>& taps, float* out,
+                  bool wide = false);
 
 /// Both passes of the direct FIR for one band of output rows, asked for in increasing order:
 /// the horizontal pass of each input row once, into a ring of the last 2R + 1 (which stays in
@@ -67,7 +71,8 @@ public:
     static std::size_t workspaceFloats(int width, int radius) {
         return ringFloats(width, radius) + static_cast<std::size_t>(width + 2 * radius);
     }
-    FirBand(ImageView<const T> in, const std::vector<float>& taps, float* workspace);
+    /// wide: as firRow's.
+    FirBand(ImageView<const T> in, const std::vector<float>& taps, float* workspace, bool wide = false);
     /// Writes output row y (0 <= y < height, not below the previous call's y).
     void rowInto(int y, float* out);
 
@@ -75,6 +80,7 @@ private:
     ImageView<const T> in_;
     const std::vector<float>& taps_;
     int radius_;
+    bool wide_;
     float* ring_;
     float* line_;
     const float* window_[2 * kMaxFirRadius + 1];
@@ -107,8 +113,9 @@ public:
         return FirBand<T>::ringFloats(width, radius) + static_cast<std::size_t>(2 * width + 2 * radius);
     }
     /// alongX: the frequency is along x (0 degrees: complex rows, real columns), else along y.
+    /// wide: the real passes as firRow's.
     GaborBand(ImageView<const T> in, const GaborTaps& along, const std::vector<float>& across, bool alongX,
-              float* workspace);
+              float* workspace, bool wide = false);
     /// Writes output row y (0 <= y < height, not below the previous call's y): width samples each.
     void rowInto(int y, float* re, float* im);
 
@@ -117,6 +124,7 @@ private:
     const GaborTaps& along_;
     const std::vector<float>& across_;
     bool alongX_;
+    bool wide_;
     int radius_;
     float* ring_;
     float* column_;  // alongX: the vertical pass of the output row

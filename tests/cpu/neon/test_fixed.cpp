@@ -10,6 +10,7 @@
 
 #include "core/chain.h"
 #include "core/coefficients.h"
+#include "cpu/neon/avx2.h"
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/neon/fixed.h"
 #include "cpu/reference/reference.h"
@@ -120,7 +121,7 @@ TEST(Fixed8, FlatInputComesOutUnchanged) {
 // The AVX2 steps (x86 hosts whose CPU has it) against the 128-bit ones, which the cases above
 // hold to the reference where AVX2 is not run: the same code for every sample.
 TEST(Fixed8, Avx2StepsWriteThe128BitCodes) {
-    if (!cpu::fixedRunsAvx2()) GTEST_SKIP() << "this build or CPU does not run AVX2 (x86 hosts only), or STRIATE_CPU_DISABLE names it";
+    if (!cpu::runsAvx2()) GTEST_SKIP() << "this build or CPU does not run AVX2 (x86 hosts only), or STRIATE_CPU_DISABLE names it";
     for (double sigma : {0.5, 1.0, 2.0, 4.5, 11.0}) {
         const std::vector<std::int16_t> taps = cpu::fixedGaussianTaps(gaussianTaps(sigma));
         const int R = static_cast<int>(taps.size()) - 1;
@@ -145,7 +146,7 @@ TEST(Fixed8, KernelsNameThe8BitPath) {
     ASSERT_TRUE(parseChain("blur sigma=2", &chain));
     cpu::CpuBackend fast(1);
     ASSERT_TRUE(fast.configure(chain, FrameFormat{16, 16}));
-    const std::string fixed = cpu::fixedRunsAvx2() ? "blur.direct.fixed-q15.avx2" : "blur.direct.fixed-q15";
+    const std::string fixed = cpu::runsAvx2() ? "blur.direct.fixed-q15.avx2" : "blur.direct.fixed-q15";
     EXPECT_EQ(fast.kernels()[0], "blur.direct.fir-symmetric, 8-bit output: " + fixed);
     ASSERT_TRUE(parseChain("blur sigma=12 method=direct", &chain));
     ASSERT_TRUE(fast.configure(chain, FrameFormat{16, 16}));

@@ -1,12 +1,17 @@
-// The line engine's gathers and scatters: transposes of every width and lane count.
+// The line engine's gathers and scatters: transposes of every width and lane count; the direct
+// FIR's AVX2 steps against its 128-bit ones.
 #include "cpu/neon/lines.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
+#include "core/coefficients.h"
+#include "cpu/neon/avx2.h"
 #include "cpu/neon/encode.h"
+#include "tests/support/inputs.h"
 
 namespace striate::cpu {
 namespace {
@@ -69,6 +74,40 @@ TEST(Encode, NeonCodesEqualTheScalarEncodingEverywhere) {
     EXPECT_EQ(encode8(0.5f / 255, Encoding{}), 1);  // halves round up
     EXPECT_EQ(encode8(NAN, Encoding{}), 0);
     EXPECT_EQ(encode16(2.0f, Encoding{}), 65535);
+}
+
+// The float FIR's AVX2 steps (x86 hosts whose CPU has it) against the 128-bit ones, which
+// test_cpu_vs_reference holds to the reference where AVX2 is not run: the same float, bit for
+// bit, for every sample (widths around a step of 32 and a chunk of 256 columns, 8-bit and float
+// rows).
+template <class T>
+void expectWideFirEqualsNarrow(const Image<T>& in, const std::vector<float>& taps, const char* what) {
+    const int R = static_cast<int>(taps.size()) - 1, W = in.width(), H = in.height();
+    std::vector<float> workspace(FirBand<T>::workspaceFloats(W, R));
+    std::vector<float> narrow(static_cast<std::size_t>(W) * H), wide(narrow.size(), -1.0f);
+    FirBand<T> a(in.view(), taps, workspace.data(), false);
+    for (int y = 0; y < H; ++y) a.rowInto(y, narrow.data() + static_cast<std::ptrdiff_t>(y) * W);
+    FirBand<T> b(in.view(), taps, workspace.data(), true);
+    for (int y = 0; y < H; ++y) b.rowInto(y, wide.data() + static_cast<std::ptrdiff_t>(y) * W);
+    ASSERT_EQ(0, std::memcmp(narrow.data(), wide.data(), narrow.size() * sizeof(float)))
+        << what << " " << W << "x" << H << " R " << R;
+}
+
+TEST(FirBand, Avx2StepsWriteThe128BitFloats) {
+    if (!runsAvx2()) GTEST_SKIP() << "this build or CPU does not run AVX2 (x86 hosts only), or STRIATE_CPU_DISABLE names it";
+    for (double sigma : {0.5, 1.4, 4.5, 11.0}) {
+        const std::vector<double> exact = gaussianTaps(sigma);
+        const std::vector<float> taps(exact.begin(), exact.end());
+        for (test::Size size : {test::Size{1, 1}, test::Size{31, 5}, test::Size{33, 40}, test::Size{300, 29},
+                                test::Size{517, 9}}) {
+            const Image<std::uint8_t> bytes = test::noise(size, 5);
+            expectWideFirEqualsNarrow(bytes, taps, "8-bit");
+            Image<float> floats(size.w, size.h);
+            for (int y = 0; y < size.h; ++y)
+                for (int x = 0; x < size.w; ++x) floats.at(x, y) = bytes.at(x, y) / 255.0f - 0.25f;
+            expectWideFirEqualsNarrow(floats, taps, "float");
+        }
+    }
 }
 
 } // namespace

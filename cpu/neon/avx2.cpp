@@ -1,10 +1,11 @@
-// The fixed-point Gaussian's two inner loops at AVX2's width (16 int16 lanes), for x86 hosts
-// whose CPU has it: the same arithmetic as FixedBand's 128-bit steps (fixed.cpp), lane for lane,
-// so every output is the same code. This file alone is compiled with -mavx2; it includes no
+// The fixed-point Gaussian's two inner loops at AVX2's width (16 int16 lanes) and the float
+// direct FIR's (8 float lanes), for x86 hosts whose CPU has it: the same arithmetic as the
+// 128-bit steps (fixed.cpp's FixedBand, lines.cpp's symmetricTaps), lane for lane, so every
+// output is the same code or float. This file alone is compiled with -mavx2; it includes no
 // standard library template and its helpers have internal linkage, so no AVX2 instruction can
 // reach a function the rest of the program shares (the linker keeps one copy of an inline
 // function, and it could be this file's).
-#include "cpu/neon/fixed_avx2.h"
+#include "cpu/neon/avx2.h"
 
 #include <immintrin.h>
 
@@ -43,6 +44,20 @@ inline __m256i codesOf(__m256i a, __m256i b, int shift) {
     return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xD8);
 }
 
+/// kVectors x 8 floats of a symmetric float FIR, as lines.cpp's symmetricTaps: the centre times
+/// taps[0], then per k the pair's sum times taps[k] added (a multiply and an add, not fused).
+template <class Pair>
+inline void floatStep(const float* centre, const float* taps, int R, Pair pair, float* out) {
+    __m256 acc[kVectors];
+    const __m256 t0 = _mm256_set1_ps(taps[0]);
+    for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_mul_ps(_mm256_loadu_ps(centre + 8 * v), t0);
+    for (int k = 1; k <= R; ++k) {
+        const __m256 t = _mm256_set1_ps(taps[k]);
+        for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(pair(k, 8 * v), t));
+    }
+    for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(out + 8 * v, acc[v]);
+}
+
 } // namespace
 
 bool available() {
@@ -74,6 +89,22 @@ void columnCodes(const std::int16_t* const* w, const std::int16_t* taps, int R, 
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), codesOf(acc[v], acc[v + 1], shift));
         }
     }
+}
+
+void firRowFloat(const float* c, const float* taps, int R, int n, float* out) {
+    for (int x = 0; x < n; x += kFloatStep) {
+        const float* at = c + x;
+        floatStep(at, taps, R, [at](int k, int i) {
+            return _mm256_add_ps(_mm256_loadu_ps(at + i - k), _mm256_loadu_ps(at + i + k));
+        }, out + x);
+    }
+}
+
+void firColumnFloat(const float* const* w, const float* taps, int R, int x, int n, float* out) {
+    for (const int end = x + n; x < end; x += kFloatStep)
+        floatStep(w[R] + x, taps, R, [w, R, x](int k, int i) {
+            return _mm256_add_ps(_mm256_loadu_ps(w[R - k] + x + i), _mm256_loadu_ps(w[R + k] + x + i));
+        }, out + x);
 }
 
 } // namespace striate::cpu::avx2
