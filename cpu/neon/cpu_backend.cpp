@@ -88,7 +88,7 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     sector_.reset(W, H);
     class_.reset(W, H);
     if (chain.complexOutput()) complex_.reset(W, H);
-    stack_.assign(static_cast<std::size_t>(W) * H, 0);
+    queue_.assign(static_cast<std::size_t>(W + 1) * H, 0);
     return {};
 }
 

@@ -75,14 +75,18 @@ private:
     template <class Src>
     void gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
                    ImageView<float> out);
-    /// Canny: smoothing, then gradient and suppression fused per band (a banded smoothing fused
-    /// too), then hysteresis.
+    /// Canny: smoothing, then gradient, suppression and the band's hysteresis fused per band (a
+    /// banded smoothing fused too), then hysteresis across the bands.
     template <class Src>
     void cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec, bool keepStrength);
     /// Gabor energy edges from strength_ and sector_: suppression, then hysteresis.
     void suppressAndTrace(const EdgeSpec& spec);
     /// Hysteresis on class_: 3 marks the edges. Banded over the workers, then what crosses bands.
     void trace();
+    /// Hysteresis within rows [y0, y1), from their strong pixels (one band's part of trace).
+    void floodBand(int y0, int y1);
+    /// Hysteresis across the edges of bands of `rows` rows, once every band has flooded.
+    void floodAcross(int rows);
     /// An edges stage up to class_ (3 marks the edges), from the stage's input.
     template <class Src>
     void edgeClasses(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in);
@@ -108,7 +112,7 @@ private:
     Image<float> rowPass_, re_, im_, gauss_, strength_;
     Image<std::uint8_t> sector_, class_;
     Image<Complex32> complex_;
-    std::vector<std::int32_t> stack_;  // hysteresis's flood stacks: one entry per pixel
+    std::vector<std::int32_t> queue_;  // hysteresis's flood queues: one entry per pixel, one more per row
 };
 
 } // namespace striate::cpu

@@ -4,6 +4,7 @@
 #include "cpu/neon/cpu_backend.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -65,18 +66,13 @@ void cannyRow(const float* up, const float* mid, const float* dn, const float* a
         const bool isMax = v > before * up2 && v >= after * down2;
         cls[x] = !isMax ? 0 : v >= high2 ? 2 : v >= low2 ? 1 : 0;
     };
-    int x = 0;
-    if (W > 0) scalar(x++);
-    const float32x4_t half = vdupq_n_f32(0.5f), zero = vdupq_n_f32(0.0f);
+    if (W > 0) scalar(0);
+    const float32x4_t half = vdupq_n_f32(0.5f), zero = vdupq_n_f32(0.0f), lowest = vdupq_n_f32(low2);
     const float t1 = static_cast<float>(kTan22_5), t2 = static_cast<float>(kTan67_5);
-    for (; x + 4 <= W - 1; x += 4) {
-        // Most pixels lie below the low threshold, where the class is 0 whatever the neighbours.
+    // Four pixels of the interior from x.
+    auto vector = [&](int x) {
         const float32x4_t v = vld1q_f32(m + x);
-        const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low2));
-        if (!anyLane(weak)) {
-            std::memset(cls + x, 0, 4);
-            continue;
-        }
+        const uint32x4_t weak = vcgeq_f32(v, lowest);
         const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
         const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
         const float32x4_t ax = vabsq_f32(gx), ay = vabsq_f32(gy);
@@ -98,8 +94,20 @@ void cannyRow(const float* up, const float* mid, const float* dn, const float* a
         const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
         const std::uint32_t packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
         std::memcpy(cls + x, &packed, 4);
+    };
+    // The interior's vectors of four, x = 1 + 4 j for j < n. Most pixels lie below the low
+    // threshold, where the class is 0 whatever the neighbours; which vectors hold one above it
+    // follows no pattern a branch predictor learns, so the vectors to work on are found first,
+    // 64 at a time into a mask without a branch, and the loop visits the mask's bits.
+    const int n = std::max(0, (W - 2) / 4);
+    std::memset(cls + 1, 0, 4 * static_cast<std::size_t>(n));
+    for (int j0 = 0; j0 < n; j0 += 64) {
+        std::uint64_t work = 0;
+        for (int j = 0; j < std::min(64, n - j0); ++j)
+            work |= static_cast<std::uint64_t>(anyLane(vcgeq_f32(vld1q_f32(m + 1 + 4 * (j0 + j)), lowest))) << j;
+        for (; work != 0; work &= work - 1) vector(1 + 4 * (j0 + std::countr_zero(work)));
     }
-    for (; x < W; ++x) scalar(x);
+    for (int x = 1 + 4 * n; x < W; ++x) scalar(x);
 }
 
 /// One row of non-maximum suppression and double threshold: 0 none, 1 weak, 2 strong.
@@ -186,25 +194,30 @@ void CpuBackend::cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in
     const ImageView<const float> plane = gauss_.view();
     const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
     const ImageView<float> strength = keepStrength ? strength_.view() : ImageView<float>();
-    const int rows = bandRows();
+    // Twice bandRows()'s bands: a band's hysteresis takes as long as its edges do, and the
+    // smaller bands spread it more evenly over the workers (at 1080p on two, four bands' floods
+    // took 0.51, 0.50, 0.61 and 0.13 ms).
+    const int rows = std::max(kLanes, bandRows() / 2);
     pool_.parallelFor((H + rows - 1) / rows, [&](int band, int worker) {
         Scratch& scratch = scratch_[worker];
         const int y0 = band * rows, y1 = std::min(H, y0 + rows);
         float* magnitudes = scratch.block[1].data();
         if (!fused) {
             cannyBand([&](int y) { return plane.row(y); }, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
-            return;
+        } else {
+            FirBand<Src> fir(in, smoothing.taps, scratch.ring.data(), avx2_);
+            float* rowsOut = scratch.block[2].data();
+            int next = std::max(y0 - 2, 0);
+            auto smoothed = [&](int y) -> const float* {
+                for (; next <= y; ++next) fir.rowInto(next, rowsOut + (next % 5) * static_cast<std::ptrdiff_t>(W));
+                return rowsOut + (y % 5) * static_cast<std::ptrdiff_t>(W);
+            };
+            cannyBand(smoothed, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
         }
-        FirBand<Src> fir(in, smoothing.taps, scratch.ring.data(), avx2_);
-        float* rowsOut = scratch.block[2].data();
-        int next = std::max(y0 - 2, 0);
-        auto smoothed = [&](int y) -> const float* {
-            for (; next <= y; ++next) fir.rowInto(next, rowsOut + (next % 5) * static_cast<std::ptrdiff_t>(W));
-            return rowsOut + (y % 5) * static_cast<std::ptrdiff_t>(W);
-        };
-        cannyBand(smoothed, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
+        // The band's own hysteresis while its classes are in cache.
+        floodBand(y0, y1);
     });
-    trace();
+    floodAcross(rows);
 }
 
 void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
@@ -220,19 +233,44 @@ void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
 
 namespace {
 
-/// Hysteresis's flood: pops pixels (y * W + x, already marked 3) from stack[0, top) and marks
-/// their weak or strong 8-neighbours in rows [y0, y1) with 3, pushing them in turn. Each pixel is
-/// pushed once, so the stack needs room for the rows' pixels.
-void flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::int32_t* stack, std::size_t top) {
-    while (top > 0) {
-        const int p = stack[--top];
-        const int px = p % W, py = p / W;
+/// A pixel in hysteresis's queues: y << 15 | x (kMaxDimension is 1 << 15), unpacked without a
+/// division.
+constexpr int kPackShift = 15;
+static_assert(kMaxDimension <= 1 << kPackShift);
+inline std::int32_t packed(int x, int y) { return y << kPackShift | x; }
+
+/// Hysteresis's flood: takes pixels (packed, already marked 3) from queue[0, tail) in turn and
+/// marks their weak or strong 8-neighbours in rows [y0, y1) with 3, appending them. Each pixel is
+/// appended once, so the queue needs room for the rows' pixels, and one entry more.
+void flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::int32_t* queue, std::size_t tail) {
+    const std::ptrdiff_t at[8] = {-stride - 1, -stride, -stride + 1, -1, 1, stride - 1, stride, stride + 1};
+    constexpr std::int32_t row = 1 << kPackShift;
+    const std::int32_t step[8] = {-row - 1, -row, -row + 1, -1, 1, row - 1, row, row + 1};
+    // A queue, not a stack: the next pixel's place does not wait on how many the last one added.
+    for (std::size_t head = 0; head < tail; ++head) {
+        const int p = queue[head];
+        const int px = p & (row - 1), py = p >> kPackShift;
+        if (px > 0 && px < W - 1 && py > y0 && py < y1 - 1) {
+            // Away from the rows' and the frame's edges, without a branch per neighbour (whether
+            // a neighbour is weak does not follow a pattern a predictor learns): every
+            // neighbour is written back, 3 if it was 1 or 2, and its place goes in the queue's
+            // next entry, kept only if it was (the entry one past the rows' pixels exists).
+            std::uint8_t* q = c + py * stride + px;
+            for (int k = 0; k < 8; ++k) {
+                const std::uint8_t n = q[at[k]];
+                const bool grow = static_cast<std::uint8_t>(n - 1) < 2;
+                q[at[k]] = grow ? 3 : n;
+                queue[tail] = p + step[k];
+                tail += grow;
+            }
+            continue;
+        }
         for (int ny = std::max(py - 1, y0); ny <= std::min(py + 1, y1 - 1); ++ny)
             for (int nx = std::max(px - 1, 0); nx <= std::min(px + 1, W - 1); ++nx) {
                 std::uint8_t& n = c[ny * stride + nx];
                 if (n == 1 || n == 2) {
                     n = 3;
-                    stack[top++] = ny * W + nx;
+                    queue[tail++] = packed(nx, ny);
                 }
             }
     }
@@ -240,47 +278,55 @@ void flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::i
 
 } // namespace
 
-void CpuBackend::trace() {
+void CpuBackend::floodBand(int y0, int y1) {
+    // Hysteresis marks every weak pixel 8-connected to a strong one; the set does not depend on
+    // the order of the floods, so bands of rows flood from their strong seeds within their own
+    // rows in parallel, each on its rows' part of the queue (a row's pixels and one more a row),
+    // and floodAcross joins them. Seeds are sparse, so rows are scanned with memchr (vectorised
+    // by the C library).
+    const int W = format_.width;
+    const std::ptrdiff_t stride = class_.stride();
+    std::uint8_t* c = class_.data();
+    std::int32_t* own = queue_.data() + static_cast<std::ptrdiff_t>(y0) * (W + 1);
+    for (int y = y0; y < y1; ++y) {
+        std::uint8_t* row = c + y * stride;
+        for (auto* seed = static_cast<std::uint8_t*>(std::memchr(row, 2, W)); seed;
+             seed = static_cast<std::uint8_t*>(std::memchr(seed + 1, 2, W - (seed + 1 - row)))) {
+            *seed = 3;
+            own[0] = packed(static_cast<int>(seed - row), y);
+            flood(c, stride, W, y0, y1, own, 1);
+            if (seed + 1 >= row + W) break;
+        }
+    }
+}
+
+void CpuBackend::floodAcross(int rows) {
+    // What crosses a band's edge: an edge pixel beside a weak one in the next band's first row
+    // or the previous band's last, flooded through the whole frame (every strong pixel is an
+    // edge by now, so only weak ones remain).
     const int W = format_.width, H = format_.height;
     const std::ptrdiff_t stride = class_.stride();
     std::uint8_t* c = class_.data();
-    std::int32_t* stack = stack_.data();
-    // Hysteresis marks every weak pixel 8-connected to a strong one; the set does not depend on
-    // the order of the floods. First each band of rows floods from its strong seeds within its
-    // own rows, in parallel, on the part of the stack at its rows' offset (one entry per pixel).
-    // Seeds are sparse, so rows are scanned with memchr (vectorised by the C library).
-    const int rows = bandRows(), bands = (H + rows - 1) / rows;
-    pool_.parallelFor(bands, [&](int band, int) {
-        const int y0 = band * rows, y1 = std::min(H, y0 + rows);
-        std::int32_t* own = stack + static_cast<std::ptrdiff_t>(y0) * W;
-        for (int y = y0; y < y1; ++y) {
-            std::uint8_t* row = c + y * stride;
-            for (auto* seed = static_cast<std::uint8_t*>(std::memchr(row, 2, W)); seed;
-                 seed = static_cast<std::uint8_t*>(std::memchr(seed + 1, 2, W - (seed + 1 - row)))) {
-                *seed = 3;
-                own[0] = y * W + static_cast<int>(seed - row);
-                flood(c, stride, W, y0, y1, own, 1);
-                if (seed + 1 >= row + W) break;
-            }
-        }
-    });
-    // Then what crosses a band's edge: an edge pixel beside a weak one in the next band's first
-    // row or the previous band's last, flooded through the whole frame (every strong pixel is an
-    // edge by now, so only weak ones remain).
-    for (int band = 1; band < bands; ++band) {
-        const int y = band * rows;
+    std::int32_t* queue = queue_.data();
+    for (int y = rows; y < H; y += rows) {
         std::uint8_t *above = c + (y - 1) * stride, *below = c + y * stride;
-        std::size_t top = 0;
+        std::size_t tail = 0;
         for (int x = 0; x < W; ++x)
             for (auto [from, to, ty] : {std::tuple(above, below, y), std::tuple(below, above, y - 1)})
                 if (from[x] == 3)
                     for (int nx = std::max(x - 1, 0); nx <= std::min(x + 1, W - 1); ++nx)
                         if (to[nx] == 1) {
                             to[nx] = 3;
-                            stack[top++] = ty * W + nx;
+                            queue[tail++] = packed(nx, ty);
                         }
-        flood(c, stride, W, 0, H, stack, top);
+        flood(c, stride, W, 0, H, queue, tail);
     }
+}
+
+void CpuBackend::trace() {
+    const int H = format_.height, rows = bandRows();
+    pool_.parallelFor((H + rows - 1) / rows, [&](int band, int) { floodBand(band * rows, std::min(H, (band + 1) * rows)); });
+    floodAcross(rows);
 }
 
 template <class Src>

@@ -75,6 +75,12 @@ std::vector<Case> cases() {
                            "edges", "edges output=strength", "edges sigma=0.6 low-threshold=0.01 output=overlay",
                            "blur sigma=1 ! edges sigma=1.2 output=strength", "gabor sigma=1.5 wavelength=5 method=direct"})
         for (Size s : {Size{203, 257}, Size{61, 480}}) out.push_back({ch, s});
+    // Canny's suppression finds the vectors above the low threshold 64 at a time (256 pixels):
+    // rows of more than one such block (at 568x230 the scene's disc ends in the first block's
+    // last vector, x = 253..256, and its rectangle in the second's, x = 509..512), and a block's
+    // last vector cut short.
+    for (const char* ch : {"edges", "edges sigma=0.8 low-threshold=0.01 output=strength"})
+        for (Size s : {Size{568, 230}, Size{262, 40}}) out.push_back({ch, s});
     // The same frames for the row-wise Gabor (GaborBand: 0 and 90 degrees, direct): every output,
     // the DC folded into the taps or not, banks mixing row-wise members with others, float input,
     // a wavelength of 2 (both axes free of sine terms), and the Gabor energy edges.
