@@ -67,14 +67,15 @@ void cannyRow(const float* up, const float* mid, const float* dn, const float* a
         cls[x] = !isMax ? 0 : v >= high2 ? 2 : v >= low2 ? 1 : 0;
     };
     if (W > 0) scalar(0);
-    const float32x4_t half = vdupq_n_f32(0.5f), zero = vdupq_n_f32(0.0f), lowest = vdupq_n_f32(low2);
+    const float32x4_t zero = vdupq_n_f32(0.0f), lowest = vdupq_n_f32(low2);
     const float t1 = static_cast<float>(kTan22_5), t2 = static_cast<float>(kTan67_5);
     // Four pixels of the interior from x.
     auto vector = [&](int x) {
         const float32x4_t v = vld1q_f32(m + x);
         const uint32x4_t weak = vcgeq_f32(v, lowest);
-        const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
-        const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
+        // Twice the gradient: the sector depends on its direction alone, and doubling is exact.
+        const float32x4_t gx = vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1));
+        const float32x4_t gy = vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x));
         const float32x4_t ax = vabsq_f32(gx), ay = vabsq_f32(gy);
         const uint32x4_t isX = vcleq_f32(ay, vmulq_n_f32(ax, t1));   // sector 0: (x-1, y) / (x+1, y)
         const uint32x4_t isY = vcgtq_f32(ay, vmulq_n_f32(ax, t2));   // sector 2: (x, y-1) / (x, y+1)
@@ -91,9 +92,7 @@ void cannyRow(const float* up, const float* mid, const float* dn, const float* a
         const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high2));
         uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
         c = vandq_u32(c, isMax);
-        const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
-        const std::uint32_t packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
-        std::memcpy(cls + x, &packed, 4);
+        storeLowBytes(c, cls + x);
     };
     // The interior's vectors of four, x = 1 + 4 j for j < n. Most pixels lie below the low
     // threshold, where the class is 0 whatever the neighbours; which vectors hold one above it
@@ -146,9 +145,7 @@ void suppressRow(const float* a, const float* m, const float* b, const std::uint
         const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low));
         uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
         c = vandq_u32(c, isMax);
-        const uint8x8_t c8 = vmovn_u16(vcombine_u16(vmovn_u32(c), vmovn_u32(c)));
-        packed = vget_lane_u32(vreinterpret_u32_u8(c8), 0);
-        std::memcpy(cls + x, &packed, 4);
+        storeLowBytes(c, cls + x);
     }
     for (; x < W; ++x) scalar(x);
 }

@@ -17,6 +17,9 @@
 #if defined(__SSSE3__)
 #include <tmmintrin.h>
 #endif
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
 #endif
 
 #include <cmath>
@@ -93,10 +96,34 @@ inline float32x4_t sqrtq(float32x4_t x) {
 #endif
 }
 
-/// Whether any lane of a comparison mask is set.
+/// Whether any lane of a comparison mask (each lane all ones or all zeros) is set: one across-lane
+/// maximum on A64, one movemask on x86 (the top bit of each lane), two lane moves on A32.
 inline bool anyLane(uint32x4_t mask) {
+#if defined(__aarch64__)
+    return vmaxvq_u32(mask) != 0;
+#elif !STRIATE_NEON_NATIVE && defined(__SSE__)
+    __m128 m;
+    std::memcpy(&m, &mask, sizeof m);
+    return _mm_movemask_ps(m) != 0;
+#else
     const uint64x2_t m = vreinterpretq_u64_u32(mask);
     return (vgetq_lane_u64(m, 0) | vgetq_lane_u64(m, 1)) != 0;
+#endif
+}
+
+/// Four lanes below 256 written as four bytes: two narrowing moves on ARM, two saturating packs
+/// on x86 (the same for these values; SIMDe's narrowing masks each lane first).
+inline void storeLowBytes(uint32x4_t v, std::uint8_t* p) {
+#if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
+    __m128i m;
+    std::memcpy(&m, &v, sizeof m);
+    m = _mm_packus_epi32(m, m);
+    const std::uint32_t w = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_packus_epi16(m, m)));
+#else
+    const uint16x4_t h = vmovn_u32(v);
+    const std::uint32_t w = vget_lane_u32(vreinterpret_u32_u8(vmovn_u16(vcombine_u16(h, h))), 0);
+#endif
+    std::memcpy(p, &w, 4);
 }
 
 /// Transposes a 4x4 block held as four row vectors.
