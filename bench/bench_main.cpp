@@ -22,7 +22,6 @@
 #include "core/chain.h"
 #include "cpu/neon/avx2.h"
 #include "cpu/neon/cpu_backend.h"
-#include "cpu/neon/fixed.h"
 #include "cpu/neon/neon.h"
 #include "tools/io/image_io.h"
 
