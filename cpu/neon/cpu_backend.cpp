@@ -328,8 +328,7 @@ void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<
     } else if (std::holds_alternative<GaborSpec>(stage)) {
         gabor(plan.gabor, in, out);
     } else if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
-        edgeClasses(plan, *e, in);
-        writeEdges(*e, in, out);
+        edgesToFloats(plan, *e, in, out);
     }
 }
 
@@ -364,10 +363,7 @@ Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& o
     if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
     const std::size_t last = chain_.stages.size() - 1;
     if (const auto* e = std::get_if<EdgeSpec>(&chain_.stages[last]); e && e->output != EdgeOutput::Strength) {
-        runStagesBefore(last, luma, [&](auto in) {
-            edgeClasses(plans_[last], *e, in);
-            writeEdges8(*e, in, out);
-        });
+        runStagesBefore(last, luma, [&](auto in) { edgesToCodes(plans_[last], *e, in, out); });
         return {};
     }
     if (fixed8_ && out.encoding.scale == 1.0 && out.encoding.offset == 0.0) {

@@ -17,6 +17,18 @@ namespace striate::cpu {
 /// (docs/performance.md, "Crossovers"); other Gabors keep GaborSpec::resolvedMethod's choice.
 inline constexpr double kAutoRowWiseGaborBelowSigma = 8.0;
 
+/// Where the cpu's edges stage writes its output from its classes (cpu_edges.cpp): rows(y0, y1)
+/// as soon as their band's hysteresis is done, in the band's job while its classes are in cache,
+/// then edge(x, y) for each weak pixel that the hysteresis across the bands marks afterwards.
+class EdgeWriter {
+public:
+    virtual void rows(int y0, int y1) const = 0;
+    virtual void edge(int x, int y) const = 0;
+
+protected:
+    ~EdgeWriter() = default;
+};
+
 /// The multi-threaded NEON backend (SIMDe on non-ARM hosts). configure() computes every
 /// coefficient and sizes every plane and per-thread block; process() then runs without allocating.
 class CpuBackend final : public Backend {
@@ -75,26 +87,27 @@ private:
     template <class Src>
     void gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
                    ImageView<float> out);
-    /// Canny: smoothing, then gradient, suppression and the band's hysteresis fused per band (a
-    /// banded smoothing fused too), then hysteresis across the bands.
+    /// Canny: smoothing, then gradient, suppression, the band's hysteresis and its output rows
+    /// fused per band (a banded smoothing fused too), then hysteresis across the bands.
     template <class Src>
-    void cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec, bool keepStrength);
+    void canny(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec, bool keepStrength,
+               const EdgeWriter& out);
     /// Gabor energy edges from strength_ and sector_: suppression, then hysteresis.
-    void suppressAndTrace(const EdgeSpec& spec);
-    /// Hysteresis on class_: 3 marks the edges. Banded over the workers, then what crosses bands.
-    void trace();
+    void suppressAndTrace(const EdgeSpec& spec, const EdgeWriter& out);
+    /// Hysteresis on class_: banded over the workers, then what crosses bands.
+    void trace(const EdgeWriter& out);
     /// Hysteresis within rows [y0, y1), from their strong pixels (one band's part of trace).
     void floodBand(int y0, int y1);
     /// Hysteresis across the edges of bands of `rows` rows, once every band has flooded.
-    void floodAcross(int rows);
-    /// An edges stage up to class_ (3 marks the edges), from the stage's input.
+    void floodAcross(int rows, const EdgeWriter& out);
+    /// An edges stage from its input to `out`.
     template <class Src>
-    void edgeClasses(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in);
-    /// The edges stage's output from class_: as floats, or as 8-bit codes.
+    void edges(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, const EdgeWriter& out);
+    /// An edges stage's output as floats, or as 8-bit codes.
     template <class Src>
-    void writeEdges(const EdgeSpec& spec, ImageView<const Src> in, ImageView<float> out);
+    void edgesToFloats(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
-    void writeEdges8(const EdgeSpec& spec, ImageView<const Src> in, const Output8& out);
+    void edgesToCodes(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, const Output8& out);
     /// Runs stages [0, count) and calls f with the input of stage `count` (the luma or a float plane).
     template <class F>
     void runStagesBefore(std::size_t count, ImageView<const std::uint8_t> luma, F&& f);

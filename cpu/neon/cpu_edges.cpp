@@ -27,19 +27,22 @@ inline int sectorOf(float gx, float gy) {
     return ay <= static_cast<float>(kTan22_5) * ax ? 0 : ay > static_cast<float>(kTan67_5) * ax ? 2 : ((gx > 0) == (gy > 0) ? 1 : 3);
 }
 
-/// One row of squared gradient magnitudes.
+/// One row of squared gradient magnitudes, times 4: the squares of twice the gradient, the
+/// central differences without their halving (scaling by powers of two is exact, so every
+/// comparison of them, against neighbours or against 4 t^2, is the unscaled one's).
 void squaredMagnitudeRow(const float* up, const float* mid, const float* dn, int W, float* m2) {
     auto scalar = [&](int x) {
         float gx, gy;
         gradientAt(up, mid, dn, W, x, &gx, &gy);
+        gx *= 2;
+        gy *= 2;
         m2[x] = gx * gx + gy * gy;
     };
     int x = 0;
     if (W > 0) scalar(x++);
-    const float32x4_t half = vdupq_n_f32(0.5f);
     for (; x + 4 <= W - 1; x += 4) {
-        const float32x4_t gx = vmulq_f32(vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1)), half);
-        const float32x4_t gy = vmulq_f32(vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x)), half);
+        const float32x4_t gx = vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1));
+        const float32x4_t gy = vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x));
         vst1q_f32(m2 + x, vaddq_f32(vmulq_f32(gx, gx), vmulq_f32(gy, gy)));
     }
     for (; x < W; ++x) scalar(x);
@@ -47,13 +50,13 @@ void squaredMagnitudeRow(const float* up, const float* mid, const float* dn, int
 
 /// One row of Canny's non-maximum suppression and double threshold (0 none, 1 weak, 2 strong)
 /// from the smoothed rows around it (for the gradient's sector) and the squared magnitudes of
-/// the rows y - 1, y, y + 1. Squares compare as the magnitudes do: v > b (1 + t) iff
-/// v^2 > b^2 (1 + t)^2 for non-negative values, so no square root is taken.
+/// the rows y - 1, y, y + 1 (times 4, squaredMagnitudeRow). Squares compare as the magnitudes
+/// do: v > b (1 + t) iff v^2 > b^2 (1 + t)^2 for non-negative values, so no square root is taken.
 void cannyRow(const float* up, const float* mid, const float* dn, const float* a, const float* m, const float* b, int W,
               float low, float high, std::uint8_t* cls) {
     const float up2 = static_cast<float>((1 + kTieTolerance) * (1 + kTieTolerance));
     const float down2 = static_cast<float>((1 - kTieTolerance) * (1 - kTieTolerance));
-    const float low2 = low * low, high2 = high * high;
+    const float low2 = (2 * low) * (2 * low), high2 = (2 * high) * (2 * high);
     const float* rows[3] = {a, m, b};
     auto scalar = [&](int x) {
         float gx, gy;
@@ -81,18 +84,18 @@ void cannyRow(const float* up, const float* mid, const float* dn, const float* a
         const uint32x4_t isY = vcgtq_f32(ay, vmulq_n_f32(ax, t2));   // sector 2: (x, y-1) / (x, y+1)
         const uint32x4_t diag = vceqq_u32(vcgtq_f32(gx, zero), vcgtq_f32(gy, zero));
         // diag: sector 1, (x-1, y-1) / (x+1, y+1); otherwise sector 3, (x+1, y-1) / (x-1, y+1)
-        float32x4_t before = vbslq_f32(diag, vld1q_f32(a + x - 1), vld1q_f32(a + x + 1));
-        float32x4_t after = vbslq_f32(diag, vld1q_f32(b + x + 1), vld1q_f32(b + x - 1));
-        before = vbslq_f32(isY, vld1q_f32(a + x), before);
-        after = vbslq_f32(isY, vld1q_f32(b + x), after);
-        before = vbslq_f32(isX, vld1q_f32(m + x - 1), before);
-        after = vbslq_f32(isX, vld1q_f32(m + x + 1), after);
+        float32x4_t before = selectLanes(diag, vld1q_f32(a + x - 1), vld1q_f32(a + x + 1));
+        float32x4_t after = selectLanes(diag, vld1q_f32(b + x + 1), vld1q_f32(b + x - 1));
+        before = selectLanes(isY, vld1q_f32(a + x), before);
+        after = selectLanes(isY, vld1q_f32(b + x), after);
+        before = selectLanes(isX, vld1q_f32(m + x - 1), before);
+        after = selectLanes(isX, vld1q_f32(m + x + 1), after);
         const uint32x4_t isMax =
             vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up2)), vcgeq_f32(v, vmulq_n_f32(after, down2)));
         const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high2));
-        uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
-        c = vandq_u32(c, isMax);
-        storeLowBytes(c, cls + x);
+        // The class 0 - weak - strong: masks are -1, and strong implies weak (low <= high).
+        const uint32x4_t c = vsubq_u32(vsubq_u32(vdupq_n_u32(0), weak), strong);
+        storeLowBytes(vandq_u32(c, isMax), cls + x);
     };
     // The interior's vectors of four, x = 1 + 4 j for j < n. Most pixels lie below the low
     // threshold, where the class is 0 whatever the neighbours; which vectors hold one above it
@@ -133,19 +136,18 @@ void suppressRow(const float* a, const float* m, const float* b, const std::uint
         const float32x4_t v = vld1q_f32(m + x);
         // sector 0: (x-1, y) / (x+1, y); 1: (x-1, y-1) / (x+1, y+1); 2: (x, y-1) / (x, y+1);
         // 3: (x+1, y-1) / (x-1, y+1)
-        float32x4_t before = vbslq_f32(s2, vld1q_f32(a + x), vld1q_f32(a + x + 1));
-        before = vbslq_f32(s1, vld1q_f32(a + x - 1), before);
-        before = vbslq_f32(s0, vld1q_f32(m + x - 1), before);
-        float32x4_t after = vbslq_f32(s2, vld1q_f32(b + x), vld1q_f32(b + x - 1));
-        after = vbslq_f32(s1, vld1q_f32(b + x + 1), after);
-        after = vbslq_f32(s0, vld1q_f32(m + x + 1), after);
+        float32x4_t before = selectLanes(s2, vld1q_f32(a + x), vld1q_f32(a + x + 1));
+        before = selectLanes(s1, vld1q_f32(a + x - 1), before);
+        before = selectLanes(s0, vld1q_f32(m + x - 1), before);
+        float32x4_t after = selectLanes(s2, vld1q_f32(b + x), vld1q_f32(b + x - 1));
+        after = selectLanes(s1, vld1q_f32(b + x + 1), after);
+        after = selectLanes(s0, vld1q_f32(m + x + 1), after);
         const uint32x4_t isMax =
             vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up)), vcgeq_f32(v, vmulq_n_f32(after, down)));
         const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high));
         const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low));
-        uint32x4_t c = vbslq_u32(strong, vdupq_n_u32(2), vandq_u32(weak, vdupq_n_u32(1)));
-        c = vandq_u32(c, isMax);
-        storeLowBytes(c, cls + x);
+        const uint32x4_t c = vsubq_u32(vsubq_u32(vdupq_n_u32(0), weak), strong);  // as cannyRow's
+        storeLowBytes(vandq_u32(c, isMax), cls + x);
     }
     for (; x < W; ++x) scalar(x);
 }
@@ -172,8 +174,8 @@ void cannyBand(Smoothed&& smoothed, int W, int H, int y0, int y1, float low, flo
             const float* m2 = slot(y);
             float* out = strength.row(y);
             int x = 0;
-            for (; x + 4 <= W; x += 4) vst1q_f32(out + x, sqrtq(vld1q_f32(m2 + x)));
-            for (; x < W; ++x) out[x] = std::sqrt(m2[x]);
+            for (; x + 4 <= W; x += 4) vst1q_f32(out + x, vmulq_n_f32(sqrtq(vld1q_f32(m2 + x)), 0.5f));
+            for (; x < W; ++x) out[x] = std::sqrt(m2[x]) * 0.5f;
         }
     }
 }
@@ -181,8 +183,8 @@ void cannyBand(Smoothed&& smoothed, int W, int H, int y0, int y1, float low, flo
 } // namespace
 
 template <class Src>
-void CpuBackend::cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec,
-                              bool keepStrength) {
+void CpuBackend::canny(const BlurPlan& smoothing, ImageView<const Src> in, const EdgeSpec& spec, bool keepStrength,
+                       const EdgeWriter& out) {
     // A banded smoothing runs inside the bands (FirBand into a ring of five smoothed rows), so
     // the smoothed image never goes to memory; any other method smooths the whole plane first.
     const int W = in.width, H = in.height;
@@ -211,13 +213,14 @@ void CpuBackend::cannyClasses(const BlurPlan& smoothing, ImageView<const Src> in
             };
             cannyBand(smoothed, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
         }
-        // The band's own hysteresis while its classes are in cache.
+        // The band's own hysteresis and output while its classes are in cache.
         floodBand(y0, y1);
+        out.rows(y0, y1);
     });
-    floodAcross(rows);
+    floodAcross(rows, out);
 }
 
-void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
+void CpuBackend::suppressAndTrace(const EdgeSpec& spec, const EdgeWriter& out) {
     const int W = format_.width, H = format_.height;
     const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
     pool_.parallelFor(laneGroups(H), [&](int g, int) {
@@ -225,7 +228,7 @@ void CpuBackend::suppressAndTrace(const EdgeSpec& spec) {
             suppressRow(strength_.row(std::max(y - 1, 0)), strength_.row(y), strength_.row(std::min(y + 1, H - 1)),
                         sector_.row(y), W, low, high, class_.row(y));
     });
-    trace();
+    trace(out);
 }
 
 namespace {
@@ -238,8 +241,9 @@ inline std::int32_t packed(int x, int y) { return y << kPackShift | x; }
 
 /// Hysteresis's flood: takes pixels (packed, already marked 3) from queue[0, tail) in turn and
 /// marks their weak or strong 8-neighbours in rows [y0, y1) with 3, appending them. Each pixel is
-/// appended once, so the queue needs room for the rows' pixels, and one entry more.
-void flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::int32_t* queue, std::size_t tail) {
+/// appended once, so the queue needs room for the rows' pixels, and one entry more. Returns the
+/// final tail: queue[0, tail) holds every pixel marked.
+std::size_t flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::int32_t* queue, std::size_t tail) {
     const std::ptrdiff_t at[8] = {-stride - 1, -stride, -stride + 1, -1, 1, stride - 1, stride, stride + 1};
     constexpr std::int32_t row = 1 << kPackShift;
     const std::int32_t step[8] = {-row - 1, -row, -row + 1, -1, 1, row - 1, row, row + 1};
@@ -271,6 +275,7 @@ void flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::i
                 }
             }
     }
+    return tail;
 }
 
 } // namespace
@@ -297,10 +302,11 @@ void CpuBackend::floodBand(int y0, int y1) {
     }
 }
 
-void CpuBackend::floodAcross(int rows) {
+void CpuBackend::floodAcross(int rows, const EdgeWriter& out) {
     // What crosses a band's edge: an edge pixel beside a weak one in the next band's first row
     // or the previous band's last, flooded through the whole frame (every strong pixel is an
-    // edge by now, so only weak ones remain).
+    // edge by now, so only weak ones remain). The bands' rows are written already: the pixels
+    // marked here are written one by one.
     const int W = format_.width, H = format_.height;
     const std::ptrdiff_t stride = class_.stride();
     std::uint8_t* c = class_.data();
@@ -316,34 +322,47 @@ void CpuBackend::floodAcross(int rows) {
                             to[nx] = 3;
                             queue[tail++] = packed(nx, ty);
                         }
-        flood(c, stride, W, 0, H, queue, tail);
+        tail = flood(c, stride, W, 0, H, queue, tail);
+        for (std::size_t i = 0; i < tail; ++i) out.edge(queue[i] & ((1 << kPackShift) - 1), queue[i] >> kPackShift);
     }
 }
 
-void CpuBackend::trace() {
+void CpuBackend::trace(const EdgeWriter& out) {
     const int H = format_.height, rows = bandRows();
-    pool_.parallelFor((H + rows - 1) / rows, [&](int band, int) { floodBand(band * rows, std::min(H, (band + 1) * rows)); });
-    floodAcross(rows);
+    pool_.parallelFor((H + rows - 1) / rows, [&](int band, int) {
+        const int y0 = band * rows, y1 = std::min(H, y0 + rows);
+        floodBand(y0, y1);
+        out.rows(y0, y1);
+    });
+    floodAcross(rows, out);
 }
 
 template <class Src>
-void CpuBackend::edgeClasses(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in) {
+void CpuBackend::edges(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, const EdgeWriter& out) {
     if (spec.method == EdgeMethod::Canny) {
-        cannyClasses(plan.blur, in, spec, spec.output == EdgeOutput::Strength);
+        canny(plan.blur, in, spec, spec.output == EdgeOutput::Strength, out);
     } else {
         gabor(plan.gabor, in, strength_.view());
-        suppressAndTrace(spec);
+        suppressAndTrace(spec, out);
     }
 }
 
+namespace {
+
+/// An edges stage's output as floats: the strength, 0/1 edges, or the input under 1s.
 template <class Src>
-void CpuBackend::writeEdges(const EdgeSpec& spec, ImageView<const Src> in, ImageView<float> out) {
-    const int W = in.width, H = in.height;
-    pool_.parallelFor(laneGroups(H), [&](int g, int) {
-        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
-            const std::uint8_t* cls = class_.row(y);
-            float* o = out.row(y);
-            switch (spec.output) {
+class FloatEdges final : public EdgeWriter {
+public:
+    FloatEdges(EdgeOutput output, ImageView<const std::uint8_t> cls, ImageView<const float> strength,
+               ImageView<const Src> in, ImageView<float> out)
+        : output_(output), cls_(cls), strength_(strength), in_(in), out_(out) {}
+
+    void rows(int y0, int y1) const override {
+        const int W = in_.width;
+        for (int y = y0; y < y1; ++y) {
+            const std::uint8_t* cls = cls_.row(y);
+            float* o = out_.row(y);
+            switch (output_) {
             case EdgeOutput::Strength: std::copy(strength_.row(y), strength_.row(y) + W, o); break;
             case EdgeOutput::Edges: {
                 int x = 0;
@@ -360,50 +379,86 @@ void CpuBackend::writeEdges(const EdgeSpec& spec, ImageView<const Src> in, Image
                 break;
             }
             case EdgeOutput::Overlay:
-                for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : unitValue(in.row(y)[x]);
+                for (int x = 0; x < W; ++x) o[x] = cls[x] == 3 ? 1.0f : unitValue(in_.row(y)[x]);
                 break;
             }
         }
-    });
-}
+    }
+    void edge(int x, int y) const override {
+        if (output_ != EdgeOutput::Strength) out_.row(y)[x] = 1.0f;
+    }
 
+private:
+    EdgeOutput output_;
+    ImageView<const std::uint8_t> cls_;
+    ImageView<const float> strength_;
+    ImageView<const Src> in_;
+    ImageView<float> out_;
+};
+
+/// An edges stage's 0/1 edges, or the input under 1s, as 8-bit codes (not the strength: that
+/// goes through floats).
 template <class Src>
-void CpuBackend::writeEdges8(const EdgeSpec& spec, ImageView<const Src> in, const Output8& out) {
-    const int W = in.width, H = in.height;
-    const std::uint8_t edge = encode8(1.0f, out.encoding), none = encode8(0.0f, out.encoding);
-    // Overlay from 8-bit input: the code of each input value, once per frame.
-    std::uint8_t lut[256];
-    if constexpr (std::is_same_v<Src, std::uint8_t>)
-        if (spec.output == EdgeOutput::Overlay)
-            for (int v = 0; v < 256; ++v) lut[v] = encode8(unitValue(static_cast<std::uint8_t>(v)), out.encoding);
-    pool_.parallelFor(laneGroups(H), [&](int g, int) {
-        for (int y = g * kLanes; y < std::min(H, (g + 1) * kLanes); ++y) {
-            const std::uint8_t* cls = class_.row(y);
-            std::uint8_t* o = out.data + y * out.stride;
-            if (spec.output == EdgeOutput::Overlay) {
-                const Src* v = in.row(y);
+class CodeEdges final : public EdgeWriter {
+public:
+    CodeEdges(EdgeOutput output, ImageView<const std::uint8_t> cls, ImageView<const Src> in, const Output8& out)
+        : overlay_(output == EdgeOutput::Overlay), cls_(cls), in_(in), out_(out), edge_(encode8(1.0f, out.encoding)),
+          none_(encode8(0.0f, out.encoding)) {
+        // Overlay from 8-bit input: the code of each input value, once per frame.
+        if constexpr (std::is_same_v<Src, std::uint8_t>)
+            if (overlay_)
+                for (int v = 0; v < 256; ++v) lut_[v] = encode8(unitValue(static_cast<std::uint8_t>(v)), out.encoding);
+    }
+
+    void rows(int y0, int y1) const override {
+        const int W = in_.width;
+        for (int y = y0; y < y1; ++y) {
+            const std::uint8_t* cls = cls_.row(y);
+            std::uint8_t* o = out_.data + y * out_.stride;
+            if (overlay_) {
+                const Src* v = in_.row(y);
                 for (int x = 0; x < W; ++x) {
                     std::uint8_t code;
-                    if constexpr (std::is_same_v<Src, std::uint8_t>) code = lut[v[x]];
-                    else code = encode8(unitValue(v[x]), out.encoding);
-                    o[x * out.step] = cls[x] == 3 ? edge : code;
+                    if constexpr (std::is_same_v<Src, std::uint8_t>) code = lut_[v[x]];
+                    else code = encode8(unitValue(v[x]), out_.encoding);
+                    o[x * out_.step] = cls[x] == 3 ? edge_ : code;
                 }
                 continue;
             }
             int x = 0;
-            if (out.step == 1)
+            if (out_.step == 1)
                 for (; x + 16 <= W; x += 16)
-                    vst1q_u8(o + x, vbslq_u8(vceqq_u8(vld1q_u8(cls + x), vdupq_n_u8(3)), vdupq_n_u8(edge), vdupq_n_u8(none)));
-            for (; x < W; ++x) o[x * out.step] = cls[x] == 3 ? edge : none;
+                    vst1q_u8(o + x, vbslq_u8(vceqq_u8(vld1q_u8(cls + x), vdupq_n_u8(3)), vdupq_n_u8(edge_), vdupq_n_u8(none_)));
+            for (; x < W; ++x) o[x * out_.step] = cls[x] == 3 ? edge_ : none_;
         }
-    });
+    }
+    void edge(int x, int y) const override { out_.data[y * out_.stride + x * out_.step] = edge_; }
+
+private:
+    bool overlay_;
+    ImageView<const std::uint8_t> cls_;
+    ImageView<const Src> in_;
+    const Output8& out_;
+    std::uint8_t edge_, none_;
+    std::uint8_t lut_[256];
+};
+
+} // namespace
+
+template <class Src>
+void CpuBackend::edgesToFloats(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in,
+                               ImageView<float> out) {
+    edges(plan, spec, in, FloatEdges<Src>(spec.output, class_.view(), strength_.view(), in, out));
 }
 
-template void CpuBackend::edgeClasses(const StagePlan&, const EdgeSpec&, ImageView<const std::uint8_t>);
-template void CpuBackend::edgeClasses(const StagePlan&, const EdgeSpec&, ImageView<const float>);
-template void CpuBackend::writeEdges(const EdgeSpec&, ImageView<const std::uint8_t>, ImageView<float>);
-template void CpuBackend::writeEdges(const EdgeSpec&, ImageView<const float>, ImageView<float>);
-template void CpuBackend::writeEdges8(const EdgeSpec&, ImageView<const std::uint8_t>, const Output8&);
-template void CpuBackend::writeEdges8(const EdgeSpec&, ImageView<const float>, const Output8&);
+template <class Src>
+void CpuBackend::edgesToCodes(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, const Output8& out) {
+    edges(plan, spec, in, CodeEdges<Src>(spec.output, class_.view(), in, out));
+}
+
+template void CpuBackend::edgesToFloats(const StagePlan&, const EdgeSpec&, ImageView<const std::uint8_t>, ImageView<float>);
+template void CpuBackend::edgesToFloats(const StagePlan&, const EdgeSpec&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::edgesToCodes(const StagePlan&, const EdgeSpec&, ImageView<const std::uint8_t>, const Output8&);
+template void CpuBackend::edgesToCodes(const StagePlan&, const EdgeSpec&, ImageView<const float>, const Output8&);
 
 } // namespace striate::cpu

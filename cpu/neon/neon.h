@@ -111,6 +111,23 @@ inline bool anyLane(uint32x4_t mask) {
 #endif
 }
 
+/// vbslq_f32 for a comparison's mask (each lane all ones or all zeros): one blend on x86 with
+/// SSE4.1, which selects by each lane's top bit, where SIMDe runs three bitwise operations.
+inline float32x4_t selectLanes(uint32x4_t mask, float32x4_t ifSet, float32x4_t otherwise) {
+#if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
+    __m128 m, a, b;
+    std::memcpy(&m, &mask, sizeof m);
+    std::memcpy(&a, &ifSet, sizeof a);
+    std::memcpy(&b, &otherwise, sizeof b);
+    b = _mm_blendv_ps(b, a, m);
+    float32x4_t r;
+    std::memcpy(&r, &b, sizeof r);
+    return r;
+#else
+    return vbslq_f32(mask, ifSet, otherwise);
+#endif
+}
+
 /// Four lanes below 256 written as four bytes: two narrowing moves on ARM, two saturating packs
 /// on x86 (the same for these values; SIMDe's narrowing masks each lane first).
 inline void storeLowBytes(uint32x4_t v, std::uint8_t* p) {

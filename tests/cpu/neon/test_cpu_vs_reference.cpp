@@ -145,7 +145,8 @@ INSTANTIATE_TEST_SUITE_P(Outputs, Process8,
 // contours, strong only where their contrast rises at the bottom: a bar spanning all four bands
 // (strong in the last), and a circle on the first band's edge (strong below it), whose top arc
 // is reached only by leaving that band and coming back on both sides. Every pixel is as the
-// reference's single flood marks it.
+// reference's single flood marks it, in floats and in codes (the bands' rows are written in
+// their jobs, the pixels marked across bands one by one afterwards).
 TEST(CpuBackend, HysteresisFollowsEdgesAcrossBands) {
     const Size size{64, 240};  // two threads: four bands of 60 rows
     auto rise = [](double t) {  // 0 to 1, smoothly
@@ -160,22 +161,33 @@ TEST(CpuBackend, HysteresisFollowsEdgesAcrossBands) {
             const double circle = cover * (20 + 130 * rise((y - 66) / 12.0));
             in.at(x, y) = static_cast<std::uint8_t>(std::lround(100 + std::max(bar, circle)));
         }
-    Chain chain;
-    ASSERT_TRUE(parseChain("edges sigma=1 low-threshold=0.01 high-threshold=0.1", &chain));
-    reference::ReferenceBackend ref;
-    cpu::CpuBackend fast(2);
-    ChainOutput a, b;
-    for (Backend* be : {static_cast<Backend*>(&ref), static_cast<Backend*>(&fast)})
-        ASSERT_TRUE(be->configure(chain, FrameFormat{size.w, size.h}));
-    ASSERT_TRUE(ref.process(in.view(), &a));
-    ASSERT_TRUE(fast.process(in.view(), &b));
-    EXPECT_EQ(test::compare(a, b).differ, 0);
-    // Not vacuous: both contours are edges in the first band, where neither is strong.
-    int bar = 0, arc = 0;
-    for (int y = 0; y < 60; ++y)
-        for (int x = 0; x < size.w; ++x) (x < 16 ? bar : arc) += b.real.at(x, y) == 1.0f;
-    EXPECT_GT(bar, 80);
-    EXPECT_GT(arc, 30);
+    for (const char* output : {"edges", "overlay"}) {
+        Chain chain;
+        ASSERT_TRUE(parseChain(std::string("edges sigma=1 low-threshold=0.01 high-threshold=0.1 output=") + output, &chain));
+        reference::ReferenceBackend ref;
+        cpu::CpuBackend fast(2);
+        ChainOutput a, b;
+        for (Backend* be : {static_cast<Backend*>(&ref), static_cast<Backend*>(&fast)})
+            ASSERT_TRUE(be->configure(chain, FrameFormat{size.w, size.h}));
+        ASSERT_TRUE(ref.process(in.view(), &a));
+        ASSERT_TRUE(fast.process(in.view(), &b));
+        EXPECT_EQ(test::compare(a, b).differ, 0) << output;
+        for (int step : {1, 3}) {
+            const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(size.w) * step;
+            std::vector<std::uint8_t> got(static_cast<std::size_t>(stride) * size.h, 7);
+            ASSERT_TRUE(fast.process8(in.view(), Output8{got.data(), stride, step, chain.encoding()}));
+            const test::CodeDifference d = test::compareCodes(got, size, stride, step, 7, [&](int x, int y) {
+                return encode8(a.real.at(x, y), chain.encoding());
+            });
+            EXPECT_EQ(d.differ, 0) << output << " step " << step;
+        }
+        // Not vacuous: both contours are edges in the first band, where neither is strong.
+        int bar = 0, arc = 0;
+        for (int y = 0; y < 60; ++y)
+            for (int x = 0; x < size.w; ++x) (x < 16 ? bar : arc) += b.real.at(x, y) == 1.0f;
+        EXPECT_GT(bar, 80) << output;
+        EXPECT_GT(arc, 30) << output;
+    }
 }
 
 TEST(CpuBackend, RejectsMismatchedFramesAndBadSizes) {
