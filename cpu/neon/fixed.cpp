@@ -129,7 +129,7 @@ void FixedBand::horizontal(int y, std::int16_t* out) {
     for (int i = 0; i < R; ++i) line[i] = first;
     int x = 0;
     for (; x + kVector <= W; x += kVector)
-        vst1q_s16(line + R + x, vreinterpretq_s16_u16(vshlq_n_u16(vmovl_u8(vld1_u8(src + x)), kFixedShift)));
+        vst1q_s16(line + R + x, vreinterpretq_s16_u16(vshlq_n_u16(loadWiden8(src + x), kFixedShift)));
     for (; x < W; ++x) line[R + x] = static_cast<std::int16_t>(src[x] << kFixedShift);
     for (int i = R + W; i < n; ++i) line[i] = last;
 

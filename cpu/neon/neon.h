@@ -47,11 +47,29 @@ inline float32x4_t unitOf(uint16x4_t h) {
     return vmulq_n_f32(vcvtq_f32_s32(vreinterpretq_s32_u32(vmovl_u16(h))), 1.0f / 255.0f);
 }
 
+#if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
+/// The four bytes of v from byte `first` (0, 4, 8 or 12) to floats in the unit range: one
+/// pmovzxbd, where SIMDe 0.7.4 widens through 16 bits in halves of 32 bits (four instructions a
+/// widening); the same floats as unitOf.
+template <int first>
+inline float32x4_t unitOfBytes(__m128i v) {
+    if constexpr (first != 0) v = _mm_srli_si128(v, first);
+    const __m128 f = _mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepu8_epi32(v)), _mm_set1_ps(1.0f / 255.0f));
+    float32x4_t r;
+    std::memcpy(&r, &f, sizeof r);
+    return r;
+}
+#endif
+
 /// Four 8-bit samples widened to float and scaled to the unit range.
 inline float32x4_t loadLane4(const std::uint8_t* p) {
     std::uint32_t w;
     std::memcpy(&w, p, 4);
+#if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
+    return unitOfBytes<0>(_mm_cvtsi32_si128(static_cast<int>(w)));
+#else
     return unitOf(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(w)))));
+#endif
 }
 
 /// Sixteen samples to float in the unit range (8-bit ones scaled as loadLane4).
@@ -59,12 +77,33 @@ inline void loadLane16(const float* p, float* out) {
     for (int i = 0; i < 16; i += 4) vst1q_f32(out + i, vld1q_f32(p + i));
 }
 inline void loadLane16(const std::uint8_t* p, float* out) {
+#if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    vst1q_f32(out, unitOfBytes<0>(v));
+    vst1q_f32(out + 4, unitOfBytes<4>(v));
+    vst1q_f32(out + 8, unitOfBytes<8>(v));
+    vst1q_f32(out + 12, unitOfBytes<12>(v));
+#else
     const uint8x16_t v = vld1q_u8(p);
     const uint16x8_t lo = vmovl_u8(vget_low_u8(v)), hi = vmovl_u8(vget_high_u8(v));
     vst1q_f32(out, unitOf(vget_low_u16(lo)));
     vst1q_f32(out + 4, unitOf(vget_high_u16(lo)));
     vst1q_f32(out + 8, unitOf(vget_low_u16(hi)));
     vst1q_f32(out + 12, unitOf(vget_high_u16(hi)));
+#endif
+}
+
+/// Eight bytes widened to 16 bits (vmovl_u8 of a 64-bit load): one pmovzxbw on x86, where
+/// SIMDe 0.7.4 widens in halves.
+inline uint16x8_t loadWiden8(const std::uint8_t* p) {
+#if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
+    const __m128i w = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    uint16x8_t r;
+    std::memcpy(&r, &w, sizeof r);
+    return r;
+#else
+    return vmovl_u8(vld1_u8(p));
+#endif
 }
 
 inline float loadScalar(const float* p) { return *p; }
