@@ -438,7 +438,7 @@ private:
     bool overlay_;
     ImageView<const std::uint8_t> cls_;
     ImageView<const Src> in_;
-    const Output8& out_;
+    Output8 out_;
     std::uint8_t edge_, none_;
     std::uint8_t lut_[256];
 };
