@@ -48,6 +48,17 @@ void squaredMagnitudeRow(const float* up, const float* mid, const float* dn, int
     for (; x < W; ++x) scalar(x);
 }
 
+/// Four pixels' classes (0 none, 1 weak, 2 strong; 0 unless a local maximum): v against the
+/// neighbours before and after it across the edge, scaled by up and down (the tie tolerance), and
+/// against the thresholds. The class is 0 - weak - strong: masks are -1, and strong implies weak
+/// (low <= high).
+inline uint32x4_t classLanes(float32x4_t v, float32x4_t before, float32x4_t after, float up, float down, float low,
+                             float high) {
+    const uint32x4_t isMax = vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up)), vcgeq_f32(v, vmulq_n_f32(after, down)));
+    const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low)), strong = vcgeq_f32(v, vdupq_n_f32(high));
+    return vandq_u32(vsubq_u32(vsubq_u32(vdupq_n_u32(0), weak), strong), isMax);
+}
+
 /// One row of Canny's non-maximum suppression and double threshold (0 none, 1 weak, 2 strong)
 /// from the smoothed rows around it (for the gradient's sector) and the squared magnitudes of
 /// the rows y - 1, y, y + 1 (times 4, squaredMagnitudeRow). Squares compare as the magnitudes
@@ -75,7 +86,6 @@ void cannyRow(const float* up, const float* mid, const float* dn, const float* a
     // Four pixels of the interior from x.
     auto vector = [&](int x) {
         const float32x4_t v = vld1q_f32(m + x);
-        const uint32x4_t weak = vcgeq_f32(v, lowest);
         // Twice the gradient: the sector depends on its direction alone, and doubling is exact.
         const float32x4_t gx = vsubq_f32(vld1q_f32(mid + x + 1), vld1q_f32(mid + x - 1));
         const float32x4_t gy = vsubq_f32(vld1q_f32(dn + x), vld1q_f32(up + x));
@@ -90,12 +100,7 @@ void cannyRow(const float* up, const float* mid, const float* dn, const float* a
         after = selectLanes(isY, vld1q_f32(b + x), after);
         before = selectLanes(isX, vld1q_f32(m + x - 1), before);
         after = selectLanes(isX, vld1q_f32(m + x + 1), after);
-        const uint32x4_t isMax =
-            vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up2)), vcgeq_f32(v, vmulq_n_f32(after, down2)));
-        const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high2));
-        // The class 0 - weak - strong: masks are -1, and strong implies weak (low <= high).
-        const uint32x4_t c = vsubq_u32(vsubq_u32(vdupq_n_u32(0), weak), strong);
-        storeLowBytes(vandq_u32(c, isMax), cls + x);
+        storeLowBytes(classLanes(v, before, after, up2, down2, low2, high2), cls + x);
     };
     // The interior's vectors of four, x = 1 + 4 j for j < n. Most pixels lie below the low
     // threshold, where the class is 0 whatever the neighbours; which vectors hold one above it
@@ -142,12 +147,7 @@ void suppressRow(const float* a, const float* m, const float* b, const std::uint
         float32x4_t after = selectLanes(s2, vld1q_f32(b + x), vld1q_f32(b + x - 1));
         after = selectLanes(s1, vld1q_f32(b + x + 1), after);
         after = selectLanes(s0, vld1q_f32(m + x + 1), after);
-        const uint32x4_t isMax =
-            vandq_u32(vcgtq_f32(v, vmulq_n_f32(before, up)), vcgeq_f32(v, vmulq_n_f32(after, down)));
-        const uint32x4_t strong = vcgeq_f32(v, vdupq_n_f32(high));
-        const uint32x4_t weak = vcgeq_f32(v, vdupq_n_f32(low));
-        const uint32x4_t c = vsubq_u32(vsubq_u32(vdupq_n_u32(0), weak), strong);  // as cannyRow's
-        storeLowBytes(vandq_u32(c, isMax), cls + x);
+        storeLowBytes(classLanes(v, before, after, up, down, low, high), cls + x);
     }
     for (; x < W; ++x) scalar(x);
 }

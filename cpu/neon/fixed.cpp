@@ -1,6 +1,7 @@
 #include "cpu/neon/fixed.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -26,12 +27,7 @@ int roundUp(int n) { return (n + kPadding - 1) / kPadding * kPadding; }
 /// SIMDe 0.7.4 adds a saturation fix (and runs vqrdmulhq_n_s16 one lane at a time).
 inline int16x8_t times(int16x8_t v, int16x8_t tap) {
 #if !STRIATE_NEON_NATIVE && defined(__SSSE3__)
-    __m128i a, b;
-    std::memcpy(&a, &v, sizeof a);
-    std::memcpy(&b, &tap, sizeof b);
-    a = _mm_mulhrs_epi16(a, b);
-    std::memcpy(&v, &a, sizeof v);
-    return v;
+    return std::bit_cast<int16x8_t>(_mm_mulhrs_epi16(std::bit_cast<__m128i>(v), std::bit_cast<__m128i>(tap)));
 #else
     return vqrdmulhq_s16(v, tap);
 #endif

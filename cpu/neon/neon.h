@@ -22,6 +22,7 @@
 #endif
 #endif
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -54,10 +55,7 @@ inline float32x4_t unitOf(uint16x4_t h) {
 template <int first>
 inline float32x4_t unitOfBytes(__m128i v) {
     if constexpr (first != 0) v = _mm_srli_si128(v, first);
-    const __m128 f = _mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepu8_epi32(v)), _mm_set1_ps(1.0f / 255.0f));
-    float32x4_t r;
-    std::memcpy(&r, &f, sizeof r);
-    return r;
+    return std::bit_cast<float32x4_t>(_mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepu8_epi32(v)), _mm_set1_ps(1.0f / 255.0f)));
 }
 #endif
 
@@ -97,10 +95,7 @@ inline void loadLane16(const std::uint8_t* p, float* out) {
 /// SIMDe 0.7.4 widens in halves.
 inline uint16x8_t loadWiden8(const std::uint8_t* p) {
 #if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
-    const __m128i w = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-    uint16x8_t r;
-    std::memcpy(&r, &w, sizeof r);
-    return r;
+    return std::bit_cast<uint16x8_t>(_mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 #else
     return vmovl_u8(vld1_u8(p));
 #endif
@@ -122,11 +117,7 @@ inline float32x4_t sqrtq(float32x4_t x) {
     return vbslq_f32(vceqq_f32(x, vdupq_n_f32(0.0f)), vdupq_n_f32(0.0f), s);
 #elif defined(__SSE__)
     // SIMDe 0.7.4 lacks vsqrtq_f32; SSE has the same correctly rounded operation.
-    __m128 m;
-    std::memcpy(&m, &x, sizeof m);
-    m = _mm_sqrt_ps(m);
-    std::memcpy(&x, &m, sizeof m);
-    return x;
+    return std::bit_cast<float32x4_t>(_mm_sqrt_ps(std::bit_cast<__m128>(x)));
 #else
     float v[4];
     vst1q_f32(v, x);
@@ -141,9 +132,7 @@ inline bool anyLane(uint32x4_t mask) {
 #if defined(__aarch64__)
     return vmaxvq_u32(mask) != 0;
 #elif !STRIATE_NEON_NATIVE && defined(__SSE__)
-    __m128 m;
-    std::memcpy(&m, &mask, sizeof m);
-    return _mm_movemask_ps(m) != 0;
+    return _mm_movemask_ps(std::bit_cast<__m128>(mask)) != 0;
 #else
     const uint64x2_t m = vreinterpretq_u64_u32(mask);
     return (vgetq_lane_u64(m, 0) | vgetq_lane_u64(m, 1)) != 0;
@@ -154,14 +143,8 @@ inline bool anyLane(uint32x4_t mask) {
 /// SSE4.1, which selects by each lane's top bit, where SIMDe runs three bitwise operations.
 inline float32x4_t selectLanes(uint32x4_t mask, float32x4_t ifSet, float32x4_t otherwise) {
 #if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
-    __m128 m, a, b;
-    std::memcpy(&m, &mask, sizeof m);
-    std::memcpy(&a, &ifSet, sizeof a);
-    std::memcpy(&b, &otherwise, sizeof b);
-    b = _mm_blendv_ps(b, a, m);
-    float32x4_t r;
-    std::memcpy(&r, &b, sizeof r);
-    return r;
+    return std::bit_cast<float32x4_t>(_mm_blendv_ps(std::bit_cast<__m128>(otherwise), std::bit_cast<__m128>(ifSet),
+                                                    std::bit_cast<__m128>(mask)));
 #else
     return vbslq_f32(mask, ifSet, otherwise);
 #endif
@@ -171,9 +154,7 @@ inline float32x4_t selectLanes(uint32x4_t mask, float32x4_t ifSet, float32x4_t o
 /// on x86 (the same for these values; SIMDe's narrowing masks each lane first).
 inline void storeLowBytes(uint32x4_t v, std::uint8_t* p) {
 #if !STRIATE_NEON_NATIVE && defined(__SSE4_1__)
-    __m128i m;
-    std::memcpy(&m, &v, sizeof m);
-    m = _mm_packus_epi32(m, m);
+    const __m128i m = _mm_packus_epi32(std::bit_cast<__m128i>(v), std::bit_cast<__m128i>(v));
     const std::uint32_t w = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_packus_epi16(m, m)));
 #else
     const uint16x4_t h = vmovn_u32(v);
