@@ -52,6 +52,7 @@ ComputeBackend::~ComputeBackend() {
     const Current current(*this);
     if (!current.status()) return;  // no context: no objects either
     releaseGl();
+    stopListening();
     cache_.reset();
 }
 
@@ -155,7 +156,13 @@ void ComputeBackend::dispatch(const std::string& file, const Defines& defines, u
     }
     if (!prog) return;
     glUseProgram(prog);
+    const bool listening = listenFirstUse(prog, [&] {
+        std::string name = file;
+        for (const auto& [k, v] : defines) name += " " + k + "=" + v;
+        return name;
+    });
     glDispatchCompute(static_cast<GLuint>(gx), static_cast<GLuint>(gy), 1);
+    if (listening) driverLog_.end();
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
 }
 
@@ -336,10 +343,14 @@ void ComputeBackend::hysteresis() {
     for (long batch = 0; batch < maxBatches; ++batch) {
         for (int i = 0; i < kHysteresisPassesPerCheck; ++i) {
             glUseProgram(pass);
+            const bool passHeard = listenFirstUse(pass, [] { return std::string("hysteresis.comp"); });
             glDispatchComputeIndirect(0);
+            if (passHeard) driverLog_.end();
             glMemoryBarrier(GL_ALL_BARRIER_BITS);
             glUseProgram(gate);
+            const bool gateHeard = listenFirstUse(gate, [] { return std::string("hysteresis_gate.comp"); });
             glDispatchCompute(1, 1, 1);
+            if (gateHeard) driverLog_.end();
             glMemoryBarrier(GL_ALL_BARRIER_BITS);
         }
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, indirect_);

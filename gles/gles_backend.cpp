@@ -61,6 +61,7 @@ Status GlesBackend::createContext() {
     const Current current(*this);
     if (!current.status()) return current.status();
     cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
+    driverLog_.install();
     return {};
 }
 
@@ -90,7 +91,13 @@ Status GlesBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out
     if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
     const Current current(*this);
     if (!current.status()) return current.status();
-    return processCurrent(luma, out);
+    if (Status s = processCurrent(luma, out); !s) return s;
+    // A program the driver failed to compile ran for the first time: its draws were skipped.
+    if (unheardVerdict_) {
+        unheardVerdict_ = false;
+        return driverLog_.verdict(name());
+    }
+    return {};
 }
 
 std::string GlesBackend::explainDetails() const { return ", " + std::to_string(passes_.size()) + " passes per frame"; }
@@ -99,6 +106,8 @@ std::string GlesBackend::explain() const {
     std::string s = "gles: " + std::to_string(info_.major) + "." + std::to_string(info_.minor) + " context on the " +
                     info_.platform + " display" + explainDetails() + "\n";
     for (const PassInfo& p : passes_) s += "  " + p.name + " -> " + p.format + ", " + p.grid + "\n";
+    if (!driverLog_.reports().empty()) s += "the driver's compiler, per program at its first use:\n" + driverLog_.describe();
+    else if (!driverLog_.installed()) s += "the driver's compiler: not heard (no KHR_debug in this context)\n";
     return s;
 }
 

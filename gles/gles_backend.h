@@ -7,6 +7,7 @@
 
 #include "core/backend.h"
 #include "core/image.h"
+#include "gles/driver_log.h"
 #include "gles/egl_context.h"
 #include "gles/program_cache.h"
 
@@ -56,6 +57,9 @@ public:
 
     /// The passes of the configured chain, in order.
     const std::vector<PassInfo>& passes() const { return passes_; }
+    /// What the driver's compiler said at each program's first draw or dispatch (in our own
+    /// context, where it offers KHR_debug): statistics per stage, and which passes failed.
+    const DriverLog& driverLog() const { return driverLog_; }
     const ContextInfo& context() const { return info_; }
 
 protected:
@@ -87,6 +91,22 @@ protected:
     /// What explain() says after the context: ", 12 passes per frame".
     virtual std::string explainDetails() const;
 
+    /// Listens to the driver while a program runs for the first time (its first draw or dispatch
+    /// compiles it), naming the pass by `name()` then; the caller calls driverLog_.end() when
+    /// this returns true.
+    template <class Name>
+    bool listenFirstUse(unsigned program, Name&& name) {
+        if (!driverLog_.installed() || program == 0) return false;
+        for (unsigned p : heard_)
+            if (p == program) return false;
+        heard_.push_back(program);
+        driverLog_.begin(name());
+        unheardVerdict_ = true;
+        return true;
+    }
+    /// Removes the driver callback (the context current): the destructors call it.
+    void stopListening() { driverLog_.uninstall(); }
+
     /// Keeps the first failure of a configure or process.
     void fail(const std::string& message);
     /// failure_, or the pending GL error named, `during` what ("while processing a frame").
@@ -105,10 +125,13 @@ protected:
     Chain chain_;
     FrameFormat format_;
     std::vector<PassInfo> passes_;
+    DriverLog driverLog_;
     Image<float> real_;
     Image<Complex32> complex_;
 
 private:
+    std::vector<unsigned> heard_;  // programs whose first use the driver log has heard
+    bool unheardVerdict_ = false;  // a first use since the last verdict
     int maxTextureSize_;
     const char* whose_;
 };

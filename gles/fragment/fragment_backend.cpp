@@ -120,6 +120,7 @@ FragmentBackend::~FragmentBackend() {
     const Current current(*this);
     if (!current.status()) return;  // no context: no objects either
     releaseGl();
+    stopListening();
     if (vertexBuffer_) glDeleteBuffers(1, &vertexBuffer_);
     if (readFbo_) glDeleteFramebuffers(1, &readFbo_);
     cache_.reset();

@@ -173,13 +173,24 @@ int runFilter(int argc, char** argv) {
     if (Status s = startBackend(a.backend, BackendOptions{a.threads, a.board}, chain, format, &backend, &fallback); !s)
         return usageError(s.message());
     if (!fallback.empty()) std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", fallback.c_str());
+    ChainOutput result;
+    Status processed = backend->process(luma.view(), &result);
+    // The frame's passes ran for the first time: what the driver compiled is known now (a GPU
+    // backend's explain() then lists its statistics).
     if (a.explain) {
         std::printf("chain: %s\nbackend: %s\n", formatChain(chain).c_str(), backend->name());
         std::fputs(backend->explain().c_str(), stdout);
     }
-    ChainOutput result;
-    if (Status s = backend->process(luma.view(), &result); !s) {
-        std::fprintf(stderr, "striate: error: %s\n", s.message().c_str());
+    if (!processed && backend->runsOnGpu()) {
+        // A GPU backend that fails on the frame (a shader the driver could not compile, a lost
+        // context): one warning, and the same frame on the cpu.
+        std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", processed.message().c_str());
+        if (Status s = startBackend(BackendKind::Cpu, BackendOptions{a.threads, a.board}, chain, format, &backend, &fallback); !s)
+            return usageError(s.message());
+        processed = backend->process(luma.view(), &result);
+    }
+    if (!processed) {
+        std::fprintf(stderr, "striate: error: %s\n", processed.message().c_str());
         return 1;
     }
     const Encoding enc = chain.encoding();

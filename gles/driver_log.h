@@ -1,0 +1,82 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+/// What the GPU driver's shader compiler says about our programs, heard through KHR_debug
+/// (docs/boards.md, "The real Pi GPU compilers"). Mesa's vc4 (Pi 0-3) and v3d (Pi 4/5) compile a
+/// program's shaders at its first draw or dispatch and report each compiled stage as one
+/// GL_DEBUG_SOURCE_SHADER_COMPILER message of statistics. vc4 says nothing else when a fragment
+/// shader fails to register-allocate: the link succeeded, there is no GL error, and the draw is
+/// skipped. A draw that compiled its other stages but reported no fragment statistics is therefore
+/// a failed fragment shader. vc4 reports statistics only with VC4_DEBUG=shaderdb, which
+/// EglContext::create sets for the process when VC4_DEBUG is unset (docs/boards.md).
+namespace striate::gles {
+
+/// One stage's statistics: vc4's "FS shader: 52 inst, 2 threads, 9 uniforms, 14 max-temps, 60
+/// estimated-cycles" (stages FS, VS, CS: its coordinate shader), v3d's "MESA_SHADER_FRAGMENT
+/// shader: 31 inst, 4 threads, 0 loops, 6 uniforms, 12 max-temps, 0:0 spills:fills, ...". -1: not
+/// reported by this driver.
+struct StageStats {
+    std::string stage;
+    int instructions = -1, threads = -1, uniforms = -1, maxTemps = -1, cycles = -1;
+    int spills = 0, fills = 0;
+    /// A fragment or compute stage: the one our pass is (vc4's CS is its coordinate shader).
+    bool isPassStage() const;
+};
+
+/// Parses one statistics message; false where the message is not one.
+bool parseStageStats(std::string_view message, StageStats* out);
+
+/// What one of our passes (a program's first draw or dispatch) brought.
+struct PassReport {
+    std::string pass;
+    std::vector<StageStats> stages;
+    std::vector<std::string> other;  ///< the compiler's other messages (warnings, errors)
+    /// Statistics of the pass's own stage (fragment or compute), when the driver reported any.
+    const StageStats* passStage() const;
+    /// The driver compiled other stages of the program but not the pass's own: it failed.
+    bool failed() const { return !stages.empty() && !passStage(); }
+};
+
+/// Listens to the driver's compiler in one context (ours: a GstGL context keeps its own
+/// callback). Messages between begin() and end() belong to that pass.
+class DriverLog {
+public:
+    DriverLog() = default;
+    DriverLog(const DriverLog&) = delete;
+    DriverLog& operator=(const DriverLog&) = delete;
+
+    /// Installs the callback in the current context: GLES 3.2's or GL_KHR_debug's entry points,
+    /// synchronous output, every message enabled. False where the context offers neither.
+    bool install();
+    /// Removes it (the context current); the destructor of the owner calls it.
+    void uninstall();
+    bool installed() const { return installed_; }
+
+    /// Messages from now until end() are the first draw or dispatch of `pass`'s program.
+    void begin(const std::string& pass);
+    void end() { current_ = -1; }
+
+    const std::vector<PassReport>& reports() const { return reports_; }
+    /// An error naming the first failed pass and what the driver compiled instead, or ok.
+    Status verdict(const char* backend) const;
+    /// One line per pass: the driver's statistics (--explain).
+    std::string describe() const;
+
+    /// Called from the GL callback.
+    void message(unsigned source, unsigned type, std::string_view text);
+
+private:
+    bool installed_ = false;
+    int current_ = -1;
+    std::vector<PassReport> reports_;
+};
+
+/// "inst 52, threads 2, uniforms 9, temps 14, cycles 60, spills 0:0" for one stage.
+std::string describeStats(const StageStats& s);
+
+} // namespace striate::gles

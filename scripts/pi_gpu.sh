@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# scripts/pi_gpu.sh SYSROOT DIR: what the real Raspberry Pi GPU compilers need to run here
+# (../shared/PLATFORM-NOTES.md, "The real Pi GPU compilers without a Pi"; docs/boards.md).
+#   SYSROOT  the arm64 sysroot (scripts/sysroot.sh arm64): its Mesa 22.3.6 has the vc4 (Pi 0-3)
+#            and v3d (Pi 4, V3D 4.2) drivers
+#   DIR      where the result goes; rebuilt only when this script or the sysroot's key changed
+# DIR/shim/       Mesa's noop DRM shims for arm64 (package mesa-drm-shim, bookworm-backports):
+#                 libvc4_noop_drm_shim.so and libv3d_noop_drm_shim.so. Preloaded into an arm64
+#                 process under qemu-aarch64, they make EGL open a fake vc4 or v3d device, so every
+#                 shader goes through the real backend compiler; nothing executes.
+# Fallback where backports no longer has mesa-drm-shim: `apt-get source mesa` and build
+# src/drm-shim/*.c with src/broadcom/drm-shim/{vc4,v3d}_noop.c (PLATFORM-NOTES.md).
+set -euo pipefail
+if [ $# -ne 2 ]; then
+  echo "usage: scripts/pi_gpu.sh ARM64_SYSROOT DIR" >&2
+  exit 2
+fi
+sysroot=$(realpath "$1")
+dir=$2
+shim_packages=(mesa-drm-shim)
+key="$(cat "$0" "$sysroot/.striate-sysroot" | sha256sum | cut -c1-16)"
+if [ -f "$dir/.striate-pi-gpu" ] && [ "$(cat "$dir/.striate-pi-gpu")" = "$key" ]; then
+  echo "pi-gpu: $dir is up to date (key $key)"
+  exit 0
+fi
+start=$SECONDS
+rm -rf "$dir"
+mkdir -p "$dir"
+dir=$(realpath "$dir")
+state="$dir/.apt"
+mkdir -p "$state/etc/apt/sources.list.d" "$state/etc/apt/preferences.d" "$state/lists/partial" \
+         "$state/cache/archives/partial"
+: >"$state/status"
+# The host's mirror, bookworm-backports only (apt's resolver still sees what each package needs,
+# and the download is of the named packages alone: the rest comes from the sysroot).
+mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
+         awk '/^URIs:/ || /^deb / { for (i = 2; i <= NF; ++i) if ($i ~ /^https?:\/\/.*\/debian\/?$/) { print $i; exit } }') || true
+mirror=${mirror:-http://deb.debian.org/debian}
+cat >"$state/etc/apt/sources.list.d/backports.sources" <<EOF
+Types: deb
+URIs: $mirror
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+cat >"$state/apt.conf" <<EOF
+Dir::Etc "$state/etc/apt";
+Dir::Etc::TrustedParts "/etc/apt/trusted.gpg.d";
+Dir::Etc::Trusted "/etc/apt/trusted.gpg";
+Dir::State "$state";
+Dir::State::Lists "$state/lists";
+Dir::Cache "$state/cache";
+Dir::State::status "$state/status";
+APT::Architecture "arm64";
+APT::Architectures { "arm64"; };
+Debug::NoLocking "true";
+APT::Sandbox::User "$(id -un)";
+EOF
+export APT_CONFIG="$state/apt.conf"
+apt-get -q update >"$state/update.log" 2>&1 || { cat "$state/update.log" >&2; echo "pi-gpu: apt update failed" >&2; exit 1; }
+(cd "$state/cache/archives" && apt-get -q download "${shim_packages[@]}") >"$state/download.log" 2>&1 \
+  || { cat "$state/download.log" >&2; echo "pi-gpu: could not download ${shim_packages[*]} (arm64, bookworm-backports)" >&2; exit 1; }
+
+mkdir -p "$dir/shim"
+for deb in "$state"/cache/archives/*.deb; do
+  dpkg-deb -x "$deb" "$state/x"
+done
+find "$state/x" \( -name libvc4_noop_drm_shim.so -o -name libv3d_noop_drm_shim.so \) -exec cp {} "$dir/shim/" \;
+for so in libvc4_noop_drm_shim.so libv3d_noop_drm_shim.so; do
+  [ -f "$dir/shim/$so" ] || { echo "pi-gpu: mesa-drm-shim has no $so" >&2; exit 1; }
+done
+rm -rf "$state/cache/archives"/*.deb "$state/x"
+echo "$key" >"$dir/.striate-pi-gpu"
+echo "pi-gpu: the vc4 and v3d noop shims in $dir/shim ($((SECONDS - start)) s)"
