@@ -10,22 +10,37 @@ namespace {
 
 // VideoCore IV (Pi 0..3) through Mesa's vc4 driver: GLES 2.0 only, no float render targets
 // (RGBA8 and RGB565 only), textures up to 2048 (vc4_screen.c: MAX_TEXTURE_2D_SIZE). vc4 has no hard
-// instruction limit but no register spilling either; the budget is the tight profile's doubled, a
-// provisional cap until it is measured on a board (docs/boards.md).
+// instruction limit but no register spilling: a fragment shader whose values live at once exceed
+// the registers of 2 threads runs at 1 (half the latency hiding), and beyond those of 1 thread it
+// fails to register-allocate and its draws are skipped. Measured with Mesa 22.3.6's vc4 compiler
+// under the noop DRM shim (docs/boards.md, "The real Pi GPU compilers"; scripts/pi_compilers.sh):
+// - 2 threads hold up to about 30 temporaries (a 33-fetch pass kept 31 live and ran at 1 thread);
+//   the shaders' generators keep few live (constant offsets, fetches outside branches): every
+//   shader of the matrix at 4096 ALU / 256 fetches / strips of 16 compiled at 2 threads, the
+//   largest 22 temporaries (a complex section over a strip of 16; they grow with the strip).
+// - So the budget bounds what grows with it: strips of 16 (22 temporaries), 128 fetches and 1024
+//   ALU per shader (up to about 2000 vc4 instructions: the driver's compile stays short on a Pi).
 constexpr gles::GpuLimits kVc4{
     .glesMajor = 2,
     .glesMinor = 0,
     .compute = false,
     .floatTargets = false,
     .maxTextureSize = 2048,
-    .budget = {.alu = 128, .fetches = 64, .dependentDepth = 4, .uniforms = 64},
-    .unrollLimit = 64,
+    .budget = {.alu = 1024, .fetches = 128, .dependentDepth = 4, .uniforms = 64},
+    .unrollLimit = 16,
 };
 
 // V3D 4.2 (Pi 4) through Mesa's v3d driver: GLES 3.1 with compute, 256 invocations and 32 KiB
 // shared memory per workgroup (v3d_screen.c), float targets R16F..RGBA32F, textures up to 4096.
-// Fragment shaders have no practical instruction limit; loops unroll up to 16 iterations
-// (DESIGN.md).
+// Loops unroll up to 16 iterations (DESIGN.md). v3d spills registers rather than fail, and drops
+// from 4 threads to 2 first. Measured with Mesa 22.3.6's v3d (V3D 4.2) and Mesa 25.0.7's (V3D
+// 7.1) under the noop DRM shim (docs/boards.md): at 4096 ALU / 256 fetches a complex 29-pair
+// Gabor pass (560 ALU, 59 fetches) spilled 113 registers, and the four-rows passes of large sigmas
+// ran to 7400 instructions, whose compile takes minutes under qemu and seconds on a Pi. At 256
+// ALU / 64 fetches and 17 wide fetches (complex values or QuadRows texels: a Gabor pass reading
+// a four-rows blur through 27 of them spilled 18 registers; the complex sections over strips of
+// 16 take 17 and 34 registers at 4 threads) no shader of the matrix spills and every one runs at
+// 2 threads or more.
 constexpr gles::GpuLimits kV3d{
     .glesMajor = 3,
     .glesMinor = 1,
@@ -34,7 +49,7 @@ constexpr gles::GpuLimits kV3d{
     .computeSharedBytes = 32768,
     .floatTargets = true,
     .maxTextureSize = 4096,
-    .budget = {.alu = 4096, .fetches = 256, .dependentDepth = 8, .uniforms = 256},
+    .budget = {.alu = 256, .fetches = 64, .dependentDepth = 8, .uniforms = 256, .wideFetches = 17},
     .unrollLimit = 16,
 };
 
@@ -172,7 +187,9 @@ std::string formatBoardLimits(const BoardLimits& l) {
     s << "\n  float render targets: " << (l.floatTargets ? "yes" : "no (packed RGBA8 intermediates)")
       << "\n  max texture size: " << l.maxTextureSize << "\n  fragment budget: " << l.budget.alu << " ALU, "
       << l.budget.fetches << " texture fetches, " << l.budget.dependentDepth << " dependent-read levels, "
-      << l.budget.uniforms << " uniform vectors; loops unroll to " << l.unrollLimit << "\n";
+      << l.budget.uniforms << " uniform vectors"
+      << (l.budget.wideFetches ? ", " + std::to_string(l.budget.wideFetches) + " wide fetches" : std::string())
+      << "; loops unroll to " << l.unrollLimit << "\n";
     return s.str();
 }
 
@@ -184,6 +201,7 @@ std::string formatBoardLimitsJson(const BoardLimits& l) {
       << ", \"float_targets\": " << (l.floatTargets ? "true" : "false") << ", \"max_texture_size\": " << l.maxTextureSize
       << ", \"budget\": {\"alu\": " << l.budget.alu << ", \"texture_fetches\": " << l.budget.fetches
       << ", \"dependent_depth\": " << l.budget.dependentDepth << ", \"uniform_vectors\": " << l.budget.uniforms
+      << ", \"wide_fetches\": " << l.budget.wideFetches
       << "}, \"unroll_limit\": " << l.unrollLimit << "}";
     return s.str();
 }

@@ -11,13 +11,19 @@ namespace striate::gles {
 
 /// Static cost of one generated fragment shader, counted by the generator as it emits the code
 /// (DESIGN.md, Boards and budgets): ALU instructions (one per vector operation, an estimate),
-/// texture fetches, levels of dependent reads (1: coordinates never depend on a fetch), and vec4
-/// uniforms. A board's budget is the most one shader may cost.
+/// texture fetches, levels of dependent reads (1: coordinates never depend on a fetch), vec4
+/// uniforms, and wide fetches: those whose texel stays whole in registers until it is used (a
+/// complex value's two components; a QuadRows texel, four pixels of which one is picked). v3d
+/// issues texture fetches ahead of their use and holds their results, and wide ones are what made
+/// it spill (27 per-pixel fetches of a QuadRows plane spilled 18 registers, 17 complex fetches
+/// compile at 4 threads; docs/boards.md). A board's budget is the most one shader may cost; a
+/// budget of 0 wide fetches means unbounded (vc4 holds few: 255 complex fetches took 11 registers).
 struct ShaderCost {
     int alu = 0;
     int fetches = 0;
     int dependentDepth = 1;
     int uniforms = 0;
+    int wideFetches = 0;
 };
 
 /// What a board offers the GLES backends. A profile caps what the probe found; in the `host`

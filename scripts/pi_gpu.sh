@@ -8,6 +8,11 @@
 #                 libvc4_noop_drm_shim.so and libv3d_noop_drm_shim.so. Preloaded into an arm64
 #                 process under qemu-aarch64, they make EGL open a fake vc4 or v3d device, so every
 #                 shader goes through the real backend compiler; nothing executes.
+# DIR/mesa25/     the Pi 5 (V3D 7.1, which Mesa 22.3.6 cannot compile for): bookworm-backports' Mesa
+#                 25 libraries and DRI drivers, run with the sysroot under them (LD_LIBRARY_PATH,
+#                 LIBGL_DRIVERS_PATH)
+# DIR/v3d71_ident.so  the Pi 5's identity over the v3d noop shim, which answers as a V3D 4.2
+#                 (scripts/v3d71_ident.c says which values are known and which assumed)
 # Fallback where backports no longer has mesa-drm-shim: `apt-get source mesa` and build
 # src/drm-shim/*.c with src/broadcom/drm-shim/{vc4,v3d}_noop.c (PLATFORM-NOTES.md).
 set -euo pipefail
@@ -17,8 +22,10 @@ if [ $# -ne 2 ]; then
 fi
 sysroot=$(realpath "$1")
 dir=$2
+here=$(cd "$(dirname "$0")" && pwd)
 shim_packages=(mesa-drm-shim)
-key="$(cat "$0" "$sysroot/.striate-sysroot" | sha256sum | cut -c1-16)"
+mesa25_packages=(mesa-libgallium libgl1-mesa-dri libegl-mesa0 libgbm1 libdrm2 libdrm-common libdrm-amdgpu1)
+key="$(cat "$0" "$here/v3d71_ident.c" "$sysroot/.striate-sysroot" | sha256sum | cut -c1-16)"
 if [ -f "$dir/.striate-pi-gpu" ] && [ "$(cat "$dir/.striate-pi-gpu")" = "$key" ]; then
   echo "pi-gpu: $dir is up to date (key $key)"
   exit 0
@@ -28,7 +35,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 dir=$(realpath "$dir")
 state="$dir/.apt"
-mkdir -p "$state/etc/apt/sources.list.d" "$state/etc/apt/preferences.d" "$state/lists/partial" \
+mkdir -p "$state/etc/apt/sources.list.d" "$state/etc/apt/preferences.d" "$state/etc/apt/apt.conf.d" "$state/lists/partial" \
          "$state/cache/archives/partial"
 : >"$state/status"
 # The host's mirror, bookworm-backports only (apt's resolver still sees what each package needs,
@@ -58,17 +65,21 @@ APT::Sandbox::User "$(id -un)";
 EOF
 export APT_CONFIG="$state/apt.conf"
 apt-get -q update >"$state/update.log" 2>&1 || { cat "$state/update.log" >&2; echo "pi-gpu: apt update failed" >&2; exit 1; }
-(cd "$state/cache/archives" && apt-get -q download "${shim_packages[@]}") >"$state/download.log" 2>&1 \
-  || { cat "$state/download.log" >&2; echo "pi-gpu: could not download ${shim_packages[*]} (arm64, bookworm-backports)" >&2; exit 1; }
+(cd "$state/cache/archives" && apt-get -q download "${shim_packages[@]}" "${mesa25_packages[@]}") >"$state/download.log" 2>&1 \
+  || { cat "$state/download.log" >&2; echo "pi-gpu: could not download ${shim_packages[*]} ${mesa25_packages[*]} (arm64, bookworm-backports)" >&2; exit 1; }
 
-mkdir -p "$dir/shim"
+mkdir -p "$dir/shim" "$dir/mesa25"
 for deb in "$state"/cache/archives/*.deb; do
-  dpkg-deb -x "$deb" "$state/x"
+  case $(dpkg-deb -f "$deb" Package) in
+    mesa-drm-shim) dpkg-deb -x "$deb" "$state/x" ;;
+    *) dpkg-deb -x "$deb" "$dir/mesa25" ;;
+  esac
 done
 find "$state/x" \( -name libvc4_noop_drm_shim.so -o -name libv3d_noop_drm_shim.so \) -exec cp {} "$dir/shim/" \;
 for so in libvc4_noop_drm_shim.so libv3d_noop_drm_shim.so; do
   [ -f "$dir/shim/$so" ] || { echo "pi-gpu: mesa-drm-shim has no $so" >&2; exit 1; }
 done
+aarch64-linux-gnu-gcc --sysroot="$sysroot" -shared -fPIC -O2 -Wall -Wextra -o "$dir/v3d71_ident.so" "$here/v3d71_ident.c" -ldl
 rm -rf "$state/cache/archives"/*.deb "$state/x"
 echo "$key" >"$dir/.striate-pi-gpu"
-echo "pi-gpu: the vc4 and v3d noop shims in $dir/shim ($((SECONDS - start)) s)"
+echo "pi-gpu: the vc4 and v3d noop shims, Mesa 25 and the V3D 7.1 identity in $dir ($((SECONDS - start)) s)"

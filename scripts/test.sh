@@ -7,6 +7,9 @@
 #   3. the libFuzzer targets (tests/fuzz, scripts/fuzz.sh), STRIATE_FUZZ_SECONDS (20) each
 #   4. the whole project for arm64 and armhf against Debian 12 sysroots (scripts/sysroot.sh, cached
 #      in $STRIATE_CACHE, default ~/.cache/striate), its tests under qemu-user (label cross)
+#   5. the real Raspberry Pi GPU compilers: every shader of a matrix of chains through Mesa's vc4,
+#      v3d 4.2 and v3d 7.1 compilers (the arm64 build under qemu with the noop DRM shim:
+#      scripts/pi_gpu.sh, scripts/pi_compilers.sh; docs/boards.md)
 # On a Raspberry Pi (arm64 or armhf) steps 1 to 3 build natively with real NEON; no cross builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +41,7 @@ for pair in "${cross[@]}"; do
   toolchain=${pair%%:*} arch=${pair##*:}
   step "sysroot $arch"
   bash scripts/sysroot.sh "$arch" "$cache/sysroot-$arch"
+  if [ "$arch" = arm64 ]; then bash scripts/pi_gpu.sh "$cache/sysroot-arm64" "$cache/pi-gpu"; fi
   step "cross build $arch"
   configure "build-$toolchain" -DCMAKE_TOOLCHAIN_FILE="toolchains/rpi-$toolchain.cmake" \
             -DSTRIATE_SYSROOT="$cache/sysroot-$arch" -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_HOST_BUILD="$PWD/build"
@@ -50,6 +54,10 @@ step "tests: sanitizer build"
    ctest --output-on-failure -j "$jobs") || status=1
 step "fuzzing (clang libFuzzer, ${STRIATE_FUZZ_SECONDS:-20} s a target)"
 bash scripts/fuzz.sh "${STRIATE_FUZZ_SECONDS:-20}" || status=1
+if [ -d build-aarch64 ]; then
+  step "the real Pi GPU compilers (vc4, v3d 4.2, v3d 7.1 under the noop DRM shim)"
+  bash scripts/pi_compilers.sh build-aarch64 "$cache/sysroot-arm64" "$cache/pi-gpu" build-aarch64/pi-compilers || status=1
+fi
 for pair in "${cross[@]}"; do
   toolchain=${pair%%:*}
   step "tests: $toolchain under qemu"

@@ -9,8 +9,8 @@
 namespace striate::gles {
 namespace {
 
-/// Declares the weights (float g0..gR and their sum, or the uniform) and returns tap |k|'s
-/// expression for k in [-R, R], "0.0" outside.
+/// Declares the weights (float g0..gR and their sum) and returns tap |k|'s expression for k in
+/// [-R, R], "0.0" outside: a named float of the direct Gaussian, a constant of the response.
 std::function<std::string(int)> declareWeights(FragmentWriter& w, const QuadWeights& q) {
     const int R = q.radius();
     if (q.direct()) {
@@ -23,14 +23,12 @@ std::function<std::string(int)> declareWeights(FragmentWriter& w, const QuadWeig
             w.line("float " + named("g", k) + " = g.x;", 0);
             w.line("weight += 2.0 * g.x;", 1);
         }
-    } else {
-        w.uniformArray("u_q", (R + 4) / 4);
     }
     return [q, R](int k) -> std::string {
         k = std::abs(k);
         if (k > R) return "0.0";
         if (q.direct()) return named("g", k);
-        return "u_q[" + std::to_string(k / 4) + "]." + "xyzw"[k % 4];
+        return f(q.taps[k]);
     };
 }
 
@@ -153,12 +151,6 @@ FragmentShader pyramidBoxShader(bool es3, int axis, const ExtendedBox& box, cons
     return w.finish("vec2(d * " + f(1.0 / box.norm) + ", 0.0)", out);
 }
 
-std::vector<float> quadUniform(const QuadWeights& q) {
-    std::vector<float> u(q.taps);
-    u.resize((u.size() + 3) / 4 * 4, 0.0f);
-    return u;
-}
-
 /// Four neighbouring pixels of a plane (read per pixel) into each texel of a Quad plane with
 /// `pad` texels of border on each side: texel t holds pixels 4 (t - pad) + j, which the input's
 /// clamp to its edge turns into the first or last pixel past the row's ends (the replicate
@@ -228,15 +220,14 @@ FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const Qu
 /// Direct Gabor taps of one axis, the centre and `count` pairs, or `count` pairs added to an
 /// accumulator (slot 1), in the cpu backend's order: the pair at -/+k summed first
 /// (cpu/neon/lines.cpp).
-FragmentShader tapsShader(bool es3, const std::string& what, int count, bool withCentre, int axis, const PlaneFormat& in,
-                          const PlaneFormat& acc, const PlaneFormat& out) {
-    // The taps are uniforms (u_taps[0].x: the centre tap c_0; u_taps[0].y: the first pair's
-    // offset k; u_taps[1 + i / 2]: (c, s) of pair i, two per vector), so every orientation shares
-    // the program.
+FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
+                          const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out) {
+    // The taps are uniforms (u_taps[0].x: the centre tap c_0; u_taps[1 + i / 2]: (c, s) of pair
+    // i, two per vector), so every orientation shares the program.
     // A real input under real taps (a recursive Gaussian's response) keeps only the real part.
     const bool real = !in.complex && !out.complex;
     FragmentWriter w(what + " " + axisName(axis) + " " + std::to_string(count) + " tap pairs" +
-                         (withCentre ? " and the centre" : " added"),
+                         (withCentre ? " and the centre" : " from " + std::to_string(first) + " added"),
                      es3);
     w.input(0, in);
     if (!withCentre) w.input(1, acc);
@@ -244,7 +235,7 @@ FragmentShader tapsShader(bool es3, const std::string& what, int count, bool wit
     if (withCentre) w.line("vec2 z = u_taps[0].x * " + w.fetch(0, "") + ";", 1);
     else w.line("vec2 z = " + w.fetch(1, "") + ";", 0);
     for (int i = 0; i < count; ++i) {
-        const std::string k = "(u_taps[0].y + " + f(i) + ")";
+        const std::string k = f(first + i);
         const std::string offset = axis == 0 ? "vec2(" + k + ", 0.0)" : "vec2(0.0, " + k + ")";
         const std::string a = named("a", i), b = named("b", i);
         w.line("vec2 " + a + " = " + w.fetch(0, "-" + offset) + ", " + b + " = " + w.fetch(0, offset) + ";", 1);

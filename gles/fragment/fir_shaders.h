@@ -14,7 +14,8 @@ namespace striate::gles {
 
 /// The weights of a symmetric FIR on Quad planes: the direct Gaussian's, generated in the shader
 /// by forward quotients (ALGORITHMS.md 2.1; the output divided by their sum), or given taps (a
-/// recursive filter's response) in the uniform u_q, four per vector.
+/// recursive filter's response) as constants of the source: from a uniform array, v3d spilled the
+/// four-rows pass at R = 3 and 4 (69 registers at 2 threads; as constants 45 and 51, docs/boards.md).
 struct QuadWeights {
     double sigma = 0;          ///< direct
     std::vector<float> taps;   ///< response: taps[0..R]
@@ -58,8 +59,6 @@ FragmentShader pyramidLevelShader(bool es3, int axis, int level, int shift, int 
 FragmentShader pyramidBoxShader(bool es3, int axis, const ExtendedBox& box, const Pyramid& p, int length, int shift,
                                 int outShift, const PlaneFormat& in, const PlaneFormat& atlas, const PlaneFormat& out);
 
-std::vector<float> quadUniform(const QuadWeights& q);
-
 /// The texels of replicate border a Quad plane's horizontal pass reads on each side.
 inline int quadPad(int R) { return (R + 3) / 4; }
 
@@ -81,10 +80,13 @@ FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeigh
 /// previous draw's sums (slot 1, read raw per layer); the last one also normalises.
 FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const QuadWeights& q, int e0, int e1);
 
-/// Direct Gabor taps of one axis, the centre and `count` pairs, or `count` pairs added to an
-/// accumulator (slot 1), in the cpu backend's order: the pair at -/+k summed first
-/// (cpu/neon/lines.cpp).
-FragmentShader tapsShader(bool es3, const std::string& what, int count, bool withCentre, int axis, const PlaneFormat& in,
-                          const PlaneFormat& acc, const PlaneFormat& out);
+/// Direct Gabor taps of one axis, the centre and `count` pairs from pair `first` on (offsets
+/// -/+first .. -/+(first + count - 1)), or those pairs added to an accumulator (slot 1), in the cpu
+/// backend's order: the pair at -/+k summed first (cpu/neon/lines.cpp). The offsets are constants
+/// of the source: derived from a uniform, vc4 computed every fetch's coordinate ahead and kept it
+/// live (47 fetches failed to register-allocate, 33 ran at 1 thread); as constants the same
+/// shaders use 5 to 11 registers (docs/boards.md).
+FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
+                          const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out);
 
 } // namespace striate::gles

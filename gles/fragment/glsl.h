@@ -34,13 +34,14 @@ inline std::string describe(const PlaneFormat& p) {
 }
 
 inline std::string describe(const ShaderCost& c) {
-    return std::to_string(c.alu) + " ALU, " + std::to_string(c.fetches) + " fetches, depth " +
+    return std::to_string(c.alu) + " ALU, " + std::to_string(c.fetches) + " fetches" +
+           (c.wideFetches ? " (" + std::to_string(c.wideFetches) + " wide)" : std::string()) + ", depth " +
            std::to_string(c.dependentDepth) + ", " + std::to_string(c.uniforms) + " uniforms";
 }
 
 inline bool fits(const ShaderCost& c, const ShaderCost& budget) {
     return c.alu <= budget.alu && c.fetches <= budget.fetches && c.dependentDepth <= budget.dependentDepth &&
-           c.uniforms <= budget.uniforms;
+           c.uniforms <= budget.uniforms && (budget.wideFetches == 0 || c.wideFetches <= budget.wideFetches);
 }
 
 } // namespace striate::gles

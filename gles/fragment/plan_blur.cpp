@@ -183,12 +183,11 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
     }
     const PlaneFormat mid{PlaneKind::Quad, false, in.format.bound * l1, in.format.nonNegative && q.direct()};
     const PlaneFormat out{PlaneKind::QuadRows, false, mid.bound * l1, mid.nonNegative};
-    const Uniforms u = q.direct() ? Uniforms{} : Uniforms{{"u_q", quadUniform(q)}};
-    const Value h = full(rows, {src}, mid, u, quads, format_.height);
+    const Value h = full(rows, {src}, mid, {}, quads, format_.height);
     release(src);
     Value v;
     for (const FragmentShader& c : columns) {
-        const Value next = full(c, v.plane >= 0 ? std::vector<Value>{h, v} : std::vector<Value>{h}, out, u, quads,
+        const Value next = full(c, v.plane >= 0 ? std::vector<Value>{h, v} : std::vector<Value>{h}, out, {}, quads,
                                 (format_.height + 3) / 4);
         if (v.plane >= 0) release(v);
         v = next;

@@ -222,7 +222,9 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
         break;
     case EdgeOutput::Overlay:
         o.input(1, in.format);
-        value = "vec2(c > 1.5 ? 1.0 : " + o.fetch(1, "") + ".x, 0.0)";
+        // Fetched at the top level, then selected (a fetch inside a branch keeps vc4 at 1 thread).
+        o.line("float image = " + o.fetch(1, "") + ".x;", 0);
+        value = "vec2(c > 1.5 ? 1.0 : image, 0.0)";
         format = planeFormat(false, std::max(1.0, in.format.bound), in.format.nonNegative);
         inputs.push_back(in);
         break;

@@ -108,9 +108,10 @@ FragmentPlanner::Value FragmentPlanner::section(const CascadeFloat& cf, int axis
     const std::string index = anticausal ? "floor((" + f(N - 1) + " - floor(" + a + ")) / " + f(S) + ")"
                                          : "floor(floor(" + a + ") / " + f(S) + ")";
     m.line("float strip = " + index + ";", 3);
-    const std::string even = m.fetchRaw(0, ""), odd = m.fetchRaw(1, "");
+    // Both fetched at the top level, then selected (a fetch inside a branch keeps vc4 at 1 thread).
+    m.line("vec4 even = " + m.fetchRaw(0, "") + ", odd = " + m.fetchRaw(1, "") + ";", 0);
     m.line("", 2);
-    const Value merged = full(m.finishRaw("mod(strip, 2.0) < 0.5 ? " + even + " : " + odd), {target[0], target[1]}, out);
+    const Value merged = full(m.finishRaw("mod(strip, 2.0) < 0.5 ? even : odd"), {target[0], target[1]}, out);
     planes_[target[0].plane].busy = planes_[target[1].plane].busy = false;
     return merged;
 }
@@ -178,16 +179,16 @@ FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis
     do {
         const bool centre = k0 == 1;
         int count = R - k0 + 1;
-        while (count > 0 && !fits(tapsShader(!packed_, what, count, centre, axis, in.format, out, out).cost, limits_.budget))
+        while (count > 0 && !fits(tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, out).cost, limits_.budget))
             --count;
         if (count == 0 && !centre) {
             fail("gles-fragment: not even one tap pair of " + what + " fits the board's budget");
             break;
         }
-        std::vector<float> u = {taps.c[0], static_cast<float>(k0), 0.0f, 0.0f};
+        std::vector<float> u = {taps.c[0], 0.0f, 0.0f, 0.0f};
         for (int i = 0; i < count; ++i) u.insert(u.end(), {taps.c[k0 + i], taps.s[k0 + i]});
         if (count % 2) u.insert(u.end(), {0.0f, 0.0f});
-        const FragmentShader shader = tapsShader(!packed_, what, count, centre, axis, in.format, out, out);
+        const FragmentShader shader = tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, out);
         const Value next = centre ? full(shader, {in}, out, {{"u_taps", u}}) : full(shader, {in, acc}, out, {{"u_taps", u}});
         if (!centre) release(acc);
         acc = next;

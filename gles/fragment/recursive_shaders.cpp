@@ -151,7 +151,10 @@ FragmentShader fixupShader(bool es3, int axis, bool anticausal, int S, int N, co
         w.line("float before = k * " + f(S) + " - 0.5;", 1);
     }
     w.line("vec2 even = " + w.fetchAt(1, at(axis, "before")) + ", odd = " + w.fetchAt(2, at(axis, "before")) + ";", 0);
-    w.line("vec2 previous = k < 0.5 ? " + startState(w, axis, anticausal) + " : (mod(k, 2.0) > 0.5 ? even : odd);", 4);
+    // Every fetch at the top level, then a select: vc4 runs a fragment shader at 2 threads only
+    // where no texture fetch sits inside a branch (docs/boards.md).
+    w.line("vec2 started = " + startState(w, axis, anticausal) + ";", 0);
+    w.line("vec2 previous = k < 0.5 ? started : (mod(k, 2.0) > 0.5 ? even : odd);", 4);
     w.line("float n = j + 1.0;", 1);
     w.line("vec2 power = exp(n * u_coef.x) * vec2(cos(n * u_coef.y), sin(n * u_coef.y));", 6);
     w.line("vec2 value = " + w.fetch(0, "") + " + cmul(power, previous);", 3);

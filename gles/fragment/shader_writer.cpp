@@ -102,6 +102,7 @@ std::array<float, 2> outUniform(const PlaneFormat& f) {
 std::string FragmentWriter::fetchAt(int slot, const std::string& texel) {
     const PlaneFormat& f = inputs_.at(slot);
     cost_.fetches += 1;
+    if (f.complex || f.kind == PlaneKind::QuadRows) cost_.wideFetches += 1;
     cost_.alu += 1;  // the coordinate
     if (f.kind == PlaneKind::Packed) cost_.alu += f.complex ? 3 : 2;
     if (f.kind == PlaneKind::QuadRows) cost_.alu += 6;  // clamp, texel, layer, component
@@ -118,6 +119,7 @@ std::string FragmentWriter::fetchRaw(int slot, const std::string& offset) {
 
 std::string FragmentWriter::fetchRawAt(int slot, const std::string& texel) {
     cost_.fetches += 1;
+    if (inputs_.at(slot).complex) cost_.wideFetches += 1;
     cost_.alu += 1;
     return call('r', slot, texel);
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# scripts/pi_compilers.sh BUILD SYSROOT PI_GPU OUT: every shader Striate generates for the Raspberry
+# Pi boards, through Mesa's real vc4 (Pi 0-3), v3d 4.2 (Pi 4) and v3d 7.1 (Pi 5) compilers
+# (docs/boards.md, "The real Pi GPU compilers").
+#   BUILD    the arm64 build (its bin/pi_compilers)
+#   SYSROOT  the arm64 sysroot (scripts/sysroot.sh arm64), whose Mesa 22.3.6 has both drivers
+#   PI_GPU   scripts/pi_gpu.sh's directory (the noop DRM shims; Mesa 25 and the V3D 7.1 identity)
+#   OUT      where the reports go: vc4.tsv, v3d42.tsv and v3d71.tsv, one row per distinct shader,
+#            and the logs
+# The arm64 binary runs under qemu-aarch64 with the driver's noop shim preloaded: EGL opens a fake
+# device, every shader goes through the real backend compiler, nothing executes and no pixel is
+# read. The two drivers run side by side; then a test-only shader over vc4's limit must fail the
+# same check by name. Exit status 1 names what failed.
+set -euo pipefail
+if [ $# -ne 4 ]; then
+  echo "usage: scripts/pi_compilers.sh ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR OUT" >&2
+  exit 2
+fi
+build=$(realpath "$1") sysroot=$(realpath "$2") gpu=$(realpath "$3") out=$4
+shim=$gpu/shim
+mkdir -p "$out"
+out=$(realpath "$out")
+start=$SECONDS
+# A shader cache hit compiles nothing and reports nothing: no cache, and a private one besides.
+export MESA_SHADER_CACHE_DISABLE=true XDG_CACHE_HOME="$out/xdg-cache"
+
+# emulator GPU: the qemu-aarch64 line (in the array `emu`) that runs an arm64 command with GPU's
+# compiler: vc4, v3d42 (both from the sysroot's Mesa 22.3.6) or v3d71 (Mesa 25 and the Pi 5's
+# identity in front of the v3d shim).
+emulator() {
+  emu=(qemu-aarch64 -L "$sysroot")
+  case $1 in
+    vc4) emu+=(-E MESA_LOADER_DRIVER_OVERRIDE=vc4 -E "LD_PRELOAD=$shim/libvc4_noop_drm_shim.so") ;;
+    v3d42) emu+=(-E MESA_LOADER_DRIVER_OVERRIDE=v3d -E "LD_PRELOAD=$shim/libv3d_noop_drm_shim.so") ;;
+    v3d71) emu+=(-E MESA_LOADER_DRIVER_OVERRIDE=v3d -E "LD_PRELOAD=$gpu/v3d71_ident.so:$shim/libv3d_noop_drm_shim.so"
+                 -E "LD_LIBRARY_PATH=$gpu/mesa25/usr/lib/aarch64-linux-gnu"
+                 -E "LIBGL_DRIVERS_PATH=$gpu/mesa25/usr/lib/aarch64-linux-gnu/dri") ;;
+  esac
+}
+run() {  # run GPU ARGS...: bin/pi_compilers
+  local emu
+  emulator "$1"
+  shift
+  "${emu[@]}" "$build/bin/pi_compilers" "$@"
+}
+
+# vc4: every shader at 2 threads (1 thread halves vc4's latency hiding; none of ours needs it).
+# v3d: no spill, at least 2 threads (of 4).
+run vc4 --boards rpi0,rpi1,rpi2,rpi3 --min-threads 2 --report "$out/vc4.tsv" >"$out/vc4.log" 2>"$out/vc4.stderr" &
+pids=($!)
+run v3d42 --boards rpi4 --min-threads 2 --report "$out/v3d42.tsv" >"$out/v3d42.log" 2>"$out/v3d42.stderr" &
+pids+=($!)
+run v3d71 --boards rpi5 --min-threads 2 --report "$out/v3d71.tsv" >"$out/v3d71.log" 2>"$out/v3d71.stderr" &
+pids+=($!)
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+for gpu in vc4 v3d42 v3d71; do
+  grep -v '^refused' "$out/$gpu.log" || true
+  echo "  (refused by the planner, run on the cpu: $(grep -c '^refused' "$out/$gpu.log" || true); $out/$gpu.log)"
+done
+
+# The plugin too: the main job's elements in gst-launch-1.0 (the sysroot's, the arm64 plugin) under
+# the shim. A pass the driver failed would make the element warn and run the cpu backend: the
+# line must end with no warning and the element still on the GPU backend it was given.
+plugin() {  # plugin GPU BOARD BACKEND ELEMENT...
+  local driver=$1 board=$2 backend=$3
+  shift 3
+  local log="$out/gst-$driver-$board-$backend-$1.log" emu
+  emulator "$driver"
+  if GST_PLUGIN_PATH="$build/lib" GST_REGISTRY="$out/registry-$driver.bin" GST_REGISTRY_FORK=no \
+     GST_PLUGIN_SYSTEM_PATH="$sysroot/usr/lib/aarch64-linux-gnu/gstreamer-1.0" \
+     timeout 300 "${emu[@]}" "$sysroot/usr/bin/gst-launch-1.0" -v striatesrc num-buffers=2 is-live=false \
+       ! video/x-raw,format=NV12,width=640,height=480 ! "$@" backend="$backend" board="$board" ! fakesink >"$log" 2>&1 \
+     && ! grep -q "WARNING\|ERROR" "$log" && [ "$(grep -o "active-backend = [a-z-]*" "$log" | tail -n 1)" = "active-backend = $backend" ]; then
+    echo "pi_compilers: ok gst-launch $* backend=$backend board=$board on $driver"
+  else
+    echo "pi_compilers: FAIL gst-launch $* backend=$backend board=$board on $driver:"
+    grep -v DRM_SHIM "$log" | grep "WARNING\|ERROR\|active-backend\|Failed" | head -n 5
+    status=1
+  fi
+}
+plugin vc4 rpi3 gles-fragment striateedges
+plugin vc4 rpi3 gles-fragment striategabor orientations=6 wavelength=8 sigma=4 gain=4
+for backend in gles-compute gles-fragment; do
+  plugin v3d42 rpi4 $backend striateedges
+  plugin v3d42 rpi4 $backend striategabor orientations=6 wavelength=8 sigma=4 gain=4
+done
+
+# The check can fail: a shader over vc4's limit fails it, by name.
+set +e
+run vc4 --over-limit >"$out/over-limit.log" 2>"$out/over-limit.stderr"
+rc=$?
+set -e
+if [ $rc -eq 1 ] && grep -q "FAIL.*test-only: 48 dependent texture results kept live" "$out/over-limit.log"; then
+  echo "pi_compilers: the over-limit shader fails the check by name, as it must"
+else
+  echo "pi_compilers: FAIL the over-limit shader did not fail the check (exit $rc):"
+  cat "$out/over-limit.log"
+  status=1
+fi
+echo "pi_compilers: $((SECONDS - start)) s"
+exit $status

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The per-pass table of docs/boards.md ("What the compilers say about speed"): the main chains
+through `striate filter --explain` (the arm64 build) under qemu with Mesa's noop DRM shim, each
+pass with what the Pi's real compiler reported for its program, and a per-frame estimate.
+
+    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR > table.md
+
+The estimate is not a measurement: nothing executes under the shim. Per pass it takes the larger
+of two bounds, issue (ceil(items / 16) x instructions x 4 clocks / (QPUs x clock): a QPU runs a
+16-wide instruction in 4 clocks) and texture (items x fetches / (TMUs x clock)), summed over the
+passes of a frame, with the boards' published clocks and QPU counts (and the assumptions named in
+BOARDS below). Hysteresis passes repeat until the edges settle: they are counted once.
+"""
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zlib
+import struct
+
+# name: (gpu, board, backends, QPUs, clock MHz, TMUs, note)
+BOARDS = [
+    ("vc4", "rpi3", ["gles-fragment"], 12, 300, 6,
+     "VideoCore IV: 12 QPUs in 3 slices, 2 TMUs a slice, 3D clock 300 MHz (Pi 3; 250 MHz on Pi 0-2)"),
+    ("v3d42", "rpi4", ["gles-compute", "gles-fragment"], 8, 500, 2,
+     "V3D 4.2: 8 QPUs in 2 slices, 500 MHz; one TMU a slice (assumed)"),
+    ("v3d71", "rpi5", ["gles-compute", "gles-fragment"], 8, 800, 2,
+     "V3D 7.1: 800 MHz; QPU and TMU counts assumed equal to the Pi 4's (not known here)"),
+]
+CHAINS = ["edges", "gabor sigma=4 wavelength=8 orientations=6", "blur sigma=2", "blur sigma=8"]
+SIZES = [(1280, 720), (1920, 1080)]
+
+
+def png(path, w, h):
+    """A grey PNG of w x h (its pixels do not matter: nothing executes)."""
+    raw = b"".join(b"\x00" + bytes((x * 7 + y * 3) & 255 for x in range(w)) for y in range(h))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def emulator(gpu, sysroot, pi):
+    shim = os.path.join(pi, "shim")
+    e = ["qemu-aarch64", "-L", sysroot, "-E", "MESA_LOADER_DRIVER_OVERRIDE=" + ("vc4" if gpu == "vc4" else "v3d")]
+    if gpu == "vc4":
+        e += ["-E", "LD_PRELOAD=%s/libvc4_noop_drm_shim.so" % shim]
+    elif gpu == "v3d42":
+        e += ["-E", "LD_PRELOAD=%s/libv3d_noop_drm_shim.so" % shim]
+    else:
+        lib = os.path.join(pi, "mesa25/usr/lib/aarch64-linux-gnu")
+        e += ["-E", "LD_PRELOAD=%s/v3d71_ident.so:%s/libv3d_noop_drm_shim.so" % (pi, shim),
+              "-E", "LD_LIBRARY_PATH=" + lib, "-E", "LIBGL_DRIVERS_PATH=" + lib + "/dri"]
+    return e
+
+
+def explain(build, sysroot, pi, gpu, board, backend, chain, image, work):
+    env = dict(os.environ, MESA_SHADER_CACHE_DISABLE="true", XDG_CACHE_HOME=os.path.join(work, "xdg"))
+    cmd = emulator(gpu, sysroot, pi) + [os.path.join(build, "bin/striate"), "filter", image, os.path.join(work, "out.png"),
+                                        "--chain", chain, "--backend", backend, "--board", board, "--explain"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    if r.returncode != 0 or "using the cpu backend" in r.stderr:
+        raise SystemExit("%s %s %s '%s' failed: %s" % (gpu, board, backend, chain, r.stderr[-500:]))
+    return r.stdout
+
+
+PASS = re.compile(r"^  (.+?) -> (.+), (\d+ draws?.*|\d+ strip draws.*|\d+ one-texel-wide draws|\d+x\d+ workgroups.*)$")
+STATS = re.compile(r"^  (.+?): MESA_SHADER_\w+: (\d+) inst, (\d+) threads.*?(?:, (\d+) max-temps)?(?:, (\d+) estimated-cycles)?")
+
+
+def passes(text, w, h):
+    """[(name, items, fetches, instructions, threads)] of one --explain output."""
+    stats = {}
+    lines = text.splitlines()
+    after = False
+    for line in lines:
+        if line.startswith("the driver's compiler"):
+            after = True
+        elif after:
+            m = STATS.match(line)
+            if m:
+                stats[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    out = []
+    for line in lines:
+        if line.startswith("the driver's compiler"):
+            break
+        m = PASS.match(line)
+        if not m:
+            continue
+        name, fmt, grid = m.groups()
+        program = re.sub(r" k=\d+$", "", name)
+        fetches = int(re.search(r"(\d+) fetches", grid).group(1)) if "fetches" in grid else 0
+        if "workgroups" in grid:
+            gx, gy = map(int, re.match(r"(\d+)x(\d+)", grid).groups())
+            items = gx * gy * (64 if name.startswith("recursive_line") else 256)
+        elif "one-texel" in grid or "one texel per line" in grid:
+            items = max(w, h) * (int(grid.split()[0]) if "one-texel-wide" in grid else 1)
+        else:
+            items = w * h
+            if "rows in 4 layers" in fmt:
+                items = math.ceil(w / 4) * math.ceil(h / 4)
+            elif "quad" in fmt:
+                items = math.ceil(w / 4) * h
+            blocks = re.search(r"1 draw of (\d+) blocks", grid)
+            if blocks:
+                items = int(blocks.group(1)) * (h if " x " in name else w)
+        inst, threads = stats.get(program, (0, 0))
+        out.append((name, items, fetches, inst, threads))
+    return out
+
+
+def main():
+    build, sysroot, pi = sys.argv[1:4]
+    work = tempfile.mkdtemp()
+    print("| board | backend | chain | passes | largest pass (instructions, threads) | estimate 1280x720 | estimate 1920x1080 |")
+    print("|---|---|---|---|---|---|---|")
+    notes = []
+    for gpu, board, backends, qpus, mhz, tmus, note in BOARDS:
+        notes.append("- %s: %s" % (board, note))
+        for backend in backends:
+            for chain in CHAINS:
+                est = []
+                rows = None
+                for w, h in SIZES:
+                    image = os.path.join(work, "in-%dx%d.png" % (w, h))
+                    if not os.path.exists(image):
+                        png(image, w, h)
+                    rows = passes(explain(build, sysroot, pi, gpu, board, backend, chain, image, work), w, h)
+                    total = 0.0
+                    for name, items, fetches, inst, threads in rows:
+                        issue = math.ceil(items / 16) * inst * 4 / (qpus * mhz * 1e6)
+                        texture = items * fetches / (tmus * mhz * 1e6)
+                        total += max(issue, texture)
+                    est.append(total * 1e3)
+                big = max(rows, key=lambda r: r[3])
+                print("| %s | %s | `%s` | %d | %s: %d, %d | %.1f ms | %.1f ms |" % (
+                    board, backend, chain, len(rows), big[0], big[3], big[4], est[0], est[1]))
+                sys.stdout.flush()
+    print()
+    print("\n".join(notes))
+
+
+if __name__ == "__main__":
+    main()
