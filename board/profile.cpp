@@ -38,9 +38,9 @@ constexpr gles::GpuLimits kVc4{
 // Gabor pass (560 ALU, 59 fetches) spilled 113 registers, and the four-rows passes of large sigmas
 // ran to 7400 instructions, whose compile takes minutes under qemu and seconds on a Pi. At 256
 // ALU / 64 fetches and 17 wide fetches (complex values or QuadRows texels: a Gabor pass reading
-// a four-rows blur through 27 of them spilled 18 registers; the complex sections over strips of
-// 16 take 17 and 34 registers at 4 threads) no shader of the matrix spills and every one runs at
-// 2 threads or more.
+// a four-rows blur through 27 of them spilled 18 registers; a complex section over a strip of 16
+// makes 17 and takes 34 registers at 4 threads) no shader of the matrix spills and every one
+// runs at 2 threads or more.
 constexpr gles::GpuLimits kV3d{
     .glesMajor = 3,
     .glesMinor = 1,

@@ -91,13 +91,14 @@ Status GlesBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out
     if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
     const Current current(*this);
     if (!current.status()) return current.status();
+    // A program the driver failed to compile skips its draws on every frame: the failure stays.
+    if (!driverVerdict_) return driverVerdict_;
     if (Status s = processCurrent(luma, out); !s) return s;
-    // A program the driver failed to compile ran for the first time: its draws were skipped.
-    if (unheardVerdict_) {
+    if (unheardVerdict_) {  // programs ran for the first time: did the driver compile them?
         unheardVerdict_ = false;
-        return driverLog_.verdict(name());
+        driverVerdict_ = driverLog_.verdict(name());
     }
-    return {};
+    return driverVerdict_;
 }
 
 std::string GlesBackend::explainDetails() const { return ", " + std::to_string(passes_.size()) + " passes per frame"; }

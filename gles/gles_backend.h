@@ -51,7 +51,9 @@ public:
     Status validate(const Chain& chain, const FrameFormat& format) const override;
     /// Validates, makes the context current (when it is ours) and calls configureCurrent().
     Status configure(const Chain& chain, const FrameFormat& format) final;
-    /// Checks the frame's size, makes the context current (when it is ours) and calls processCurrent().
+    /// Checks the frame's size, makes the context current (when it is ours) and calls
+    /// processCurrent(). After a frame that ran programs for the first time, an error where the
+    /// driver did not compile one (driverLog()), on this frame and every later one.
     Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) final;
     std::string explain() const override;
 
@@ -132,6 +134,7 @@ protected:
 private:
     std::vector<unsigned> heard_;  // programs whose first use the driver log has heard
     bool unheardVerdict_ = false;  // a first use since the last verdict
+    Status driverVerdict_;         // the first program the driver did not compile, for good
     int maxTextureSize_;
     const char* whose_;
 };

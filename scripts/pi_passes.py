@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The per-pass table of docs/boards.md ("What the compilers say about speed"): the main chains
+"""The per-pass table of docs/boards.md (in full: docs/pi-passes.md) ("What the compilers say about speed"): the main chains
 through `striate filter --explain` (the arm64 build) under qemu with Mesa's noop DRM shim, each
 pass with what the Pi's real compiler reported for its program, and a per-frame estimate.
 
-    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR > table.md
+    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR > docs/pi-passes.md
 
 The estimate is not a measurement: nothing executes under the shim. Per pass it takes the larger
 of two bounds, issue (ceil(items / 16) x instructions x 4 clocks / (QPUs x clock): a QPU runs a
@@ -118,22 +118,31 @@ def main():
     print("| board | backend | chain | passes | largest pass (instructions, threads) | estimate 1280x720 | estimate 1920x1080 |")
     print("|---|---|---|---|---|---|---|")
     notes = []
+    details = []
     for gpu, board, backends, qpus, mhz, tmus, note in BOARDS:
         notes.append("- %s: %s" % (board, note))
         for backend in backends:
             for chain in CHAINS:
+                # The passes at the first size; the second scales each pass's items by the area
+                # (the passes are the same; only strip draws' counts differ).
+                w0, h0 = SIZES[0]
+                image = os.path.join(work, "in.png")
+                if not os.path.exists(image):
+                    png(image, w0, h0)
+                rows = passes(explain(build, sysroot, pi, gpu, board, backend, chain, image, work), w0, h0)
                 est = []
-                rows = None
                 for w, h in SIZES:
-                    image = os.path.join(work, "in-%dx%d.png" % (w, h))
-                    if not os.path.exists(image):
-                        png(image, w, h)
-                    rows = passes(explain(build, sysroot, pi, gpu, board, backend, chain, image, work), w, h)
+                    scale = w * h / (w0 * h0)
                     total = 0.0
                     for name, items, fetches, inst, threads in rows:
+                        items *= scale
                         issue = math.ceil(items / 16) * inst * 4 / (qpus * mhz * 1e6)
                         texture = items * fetches / (tmus * mhz * 1e6)
                         total += max(issue, texture)
+                        if scale == 1:
+                            details.append("| %s | %s | `%s` | %s | %d | %d | %d | %d | %.2f ms (%s) |" % (
+                                board, backend, chain, name, items, fetches, inst, threads, max(issue, texture) * 1e3,
+                                "issue" if issue >= texture else "texture"))
                     est.append(total * 1e3)
                 big = max(rows, key=lambda r: r[3])
                 print("| %s | %s | `%s` | %d | %s: %d, %d | %.1f ms | %.1f ms |" % (
@@ -141,6 +150,12 @@ def main():
                 sys.stdout.flush()
     print()
     print("\n".join(notes))
+    print()
+    print("Every pass at %dx%d:" % SIZES[0])
+    print()
+    print("| board | backend | chain | pass | items | fetches | instructions | threads | estimate (bound) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(details))
 
 
 if __name__ == "__main__":

@@ -210,7 +210,7 @@ void check(const std::string& board, const BoardLimits& limits, BackendKind kind
 }
 
 /// A fragment shader over vc4's limit: `n` serially dependent texture reads whose results all
-/// stay live to the end (PLATFORM-NOTES.md: 48 or more fail to register-allocate).
+/// stay live to the end, one scalar each (PLATFORM-NOTES.md: 48 or more fail to register-allocate).
 std::string overLimitShader(int n) {
     std::string s = "#version 100\nprecision highp float;\nuniform sampler2D s0;\nvoid main() {\n"
                     "    vec2 p = gl_FragCoord.xy / 64.0;\n";
@@ -218,8 +218,9 @@ std::string overLimitShader(int n) {
         s += "    vec4 t" + std::to_string(i) + " = texture2D(s0, p);\n";
         s += "    p = p * 0.5 + t" + std::to_string(i) + ".xy;\n";
     }
+    // Consumed last to first: nothing can be summed before the last fetch, so all stay live.
     s += "    vec4 sum = vec4(0.0);\n";
-    for (int i = 0; i < n; ++i) s += "    sum += t" + std::to_string(i) + " * float(" + std::to_string(i + 1) + ");\n";
+    for (int i = n - 1; i >= 0; --i) s += "    sum = sum * 0.5 + t" + std::to_string(i) + ".x;\n";
     s += "    gl_FragColor = sum;\n}\n";
     return s;
 }

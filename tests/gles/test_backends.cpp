@@ -135,7 +135,9 @@ TEST(Budgets, EveryFragmentShaderOfEveryProfileFitsAndCompiles) {
                 EXPECT_LE(s.cost.fetches, budget.fetches) << board << " " << s.name;
                 EXPECT_LE(s.cost.dependentDepth, budget.dependentDepth) << board << " " << s.name;
                 EXPECT_LE(s.cost.uniforms, budget.uniforms) << board << " " << s.name;
-                if (budget.wideFetches) EXPECT_LE(s.cost.wideFetches, budget.wideFetches) << board << " " << s.name;
+                if (budget.wideFetches) {
+                    EXPECT_LE(s.cost.wideFetches, budget.wideFetches) << board << " " << s.name;
+                }
                 ++shaders;
             }
         }
