@@ -41,7 +41,8 @@ for pair in "${cross[@]}"; do
   toolchain=${pair%%:*} arch=${pair##*:}
   step "sysroot $arch"
   bash scripts/sysroot.sh "$arch" "$cache/sysroot-$arch"
-  if [ "$arch" = arm64 ]; then bash scripts/pi_gpu.sh "$cache/sysroot-arm64" "$cache/pi-gpu"; fi
+  # The Pi GPU compilers' shims: a failed download fails their check below, not the other steps.
+  if [ "$arch" = arm64 ]; then bash scripts/pi_gpu.sh "$cache/sysroot-arm64" "$cache/pi-gpu" || pi_gpu_failed=yes; fi
   step "cross build $arch"
   configure "build-$toolchain" -DCMAKE_TOOLCHAIN_FILE="toolchains/rpi-$toolchain.cmake" \
             -DSTRIATE_SYSROOT="$cache/sysroot-$arch" -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_HOST_BUILD="$PWD/build"
@@ -56,7 +57,12 @@ step "fuzzing (clang libFuzzer, ${STRIATE_FUZZ_SECONDS:-20} s a target)"
 bash scripts/fuzz.sh "${STRIATE_FUZZ_SECONDS:-20}" || status=1
 if [ -d build-aarch64 ]; then
   step "the real Pi GPU compilers (vc4, v3d 4.2, v3d 7.1 under the noop DRM shim)"
-  bash scripts/pi_compilers.sh build-aarch64 "$cache/sysroot-arm64" "$cache/pi-gpu" build-aarch64/pi-compilers || status=1
+  if [ -n "${pi_gpu_failed:-}" ]; then
+    echo "pi_compilers: FAIL scripts/pi_gpu.sh could not fetch the noop DRM shims or Mesa 25 (see the sysroot arm64 step)"
+    status=1
+  else
+    bash scripts/pi_compilers.sh build-aarch64 "$cache/sysroot-arm64" "$cache/pi-gpu" build-aarch64/pi-compilers || status=1
+  fi
 fi
 for pair in "${cross[@]}"; do
   toolchain=${pair%%:*}

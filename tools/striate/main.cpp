@@ -66,7 +66,9 @@ options:
   --threads N       cpu backend threads (default: one per hardware thread)
   --max-pixels N    refuse larger inputs, from their header, before reading them (default
                     67108864 = 8192x8192; at most 32768x32768)
-  --explain         print the parsed chain and the kernels or GPU passes that run it
+  --explain         print the parsed chain and the kernels or GPU passes that run it, after the
+                    frame: a GPU backend adds each program's statistics as the driver's compiler
+                    reported them (Mesa's vc4 and v3d on a Pi; llvmpipe reports none)
   -h, --help        this text
 
 stages and parameters (names and values as the GStreamer element properties):
