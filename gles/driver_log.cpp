@@ -10,10 +10,7 @@
 
 namespace striate::gles {
 
-bool StageStats::isPassStage() const {
-    return stage == "FS" || stage == "MESA_SHADER_FRAGMENT" || stage == "MESA_SHADER_COMPUTE" || stage == "fragment" ||
-           stage == "compute";
-}
+bool StageStats::isPassStage() const { return stage == "MESA_SHADER_FRAGMENT" || stage == "MESA_SHADER_COMPUTE"; }
 
 namespace {
 
@@ -169,7 +166,7 @@ std::string DriverLog::describe() const {
     for (const PassReport& r : reports_) {
         out += "  " + r.pass + ": ";
         if (const StageStats* s = r.passStage()) out += describeStats(*s);
-        else if (r.failed()) out += "FAILED (no " + std::string("fragment/compute statistics)");
+        else if (r.failed()) out += "FAILED (its other stages compiled, this one reported nothing)";
         else out += "no statistics (cached, or this driver reports none)";
         out += "\n";
     }

@@ -16,15 +16,16 @@
 /// EglContext::create sets for the process when VC4_DEBUG is unset (docs/boards.md).
 namespace striate::gles {
 
-/// One stage's statistics: vc4's "FS shader: 52 inst, 2 threads, 9 uniforms, 14 max-temps, 60
-/// estimated-cycles" (stages FS, VS, CS: its coordinate shader), v3d's "MESA_SHADER_FRAGMENT
-/// shader: 31 inst, 4 threads, 0 loops, 6 uniforms, 12 max-temps, 0:0 spills:fills, ...". -1: not
-/// reported by this driver.
+/// One stage's statistics, as Mesa 22.3.6 and 25.0.7 word them: vc4's "MESA_SHADER_FRAGMENT
+/// shader: 140 inst, 2 threads, 81 uniforms, 5 max-temps, 1727 estimated-cycles" (its other
+/// stages MESA_SHADER_VERTEX and MESA_SHADER_COORD), v3d's "MESA_SHADER_COMPUTE shader: 58 inst, 4
+/// threads, 0 loops, 12 uniforms, 6 max-temps, 0:0 spills:fills, ...". -1: not reported by this
+/// driver.
 struct StageStats {
     std::string stage;
     int instructions = -1, threads = -1, uniforms = -1, maxTemps = -1, cycles = -1;
     int spills = 0, fills = 0;
-    /// A fragment or compute stage: the one our pass is (vc4's CS is its coordinate shader).
+    /// A fragment or compute stage: the one our pass is.
     bool isPassStage() const;
 };
 

@@ -10,7 +10,8 @@
 //
 // It fails (exit 1) on a compile or link error, a pass the driver did not compile (vc4's
 // register-allocation failure), any spill (v3d), a fragment or compute shader below the board's
-// thread minimum, and a shader over its profile's declared budget. A chain the planner refuses
+// thread minimum, and a shader over its profile's declared budget (PI_COMPILERS_TIMES=1 also
+// prints each chain's first-frame time on stderr). A chain the planner refuses
 // on the board (a direct blur that would need more than 64 passes) is listed, not failed: the
 // element runs it on the cpu. The report has one row per distinct shader.
 #include <algorithm>
