@@ -156,13 +156,12 @@ void ComputeBackend::dispatch(const std::string& file, const Defines& defines, u
     }
     if (!prog) return;
     glUseProgram(prog);
-    const bool listening = listenFirstUse(prog, [&] {
-        std::string name = file;
-        for (const auto& [k, v] : defines) name += " " + k + "=" + v;
-        return name;
-    });
-    glDispatchCompute(static_cast<GLuint>(gx), static_cast<GLuint>(gy), 1);
-    if (listening) driverLog_.end();
+    const auto name = [&] {
+        std::string n = file;
+        for (const auto& [k, v] : defines) n += " " + k + "=" + v;
+        return n;
+    };
+    runHeard(prog, name, [&] { glDispatchCompute(static_cast<GLuint>(gx), static_cast<GLuint>(gy), 1); });
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
 }
 
@@ -343,14 +342,10 @@ void ComputeBackend::hysteresis() {
     for (long batch = 0; batch < maxBatches; ++batch) {
         for (int i = 0; i < kHysteresisPassesPerCheck; ++i) {
             glUseProgram(pass);
-            const bool passHeard = listenFirstUse(pass, [] { return std::string("hysteresis.comp"); });
-            glDispatchComputeIndirect(0);
-            if (passHeard) driverLog_.end();
+            runHeard(pass, [] { return std::string("hysteresis.comp"); }, [] { glDispatchComputeIndirect(0); });
             glMemoryBarrier(GL_ALL_BARRIER_BITS);
             glUseProgram(gate);
-            const bool gateHeard = listenFirstUse(gate, [] { return std::string("hysteresis_gate.comp"); });
-            glDispatchCompute(1, 1, 1);
-            if (gateHeard) driverLog_.end();
+            runHeard(gate, [] { return std::string("hysteresis_gate.comp"); }, [] { glDispatchCompute(1, 1, 1); });
             glMemoryBarrier(GL_ALL_BARRIER_BITS);
         }
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, indirect_);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -93,18 +94,19 @@ protected:
     /// What explain() says after the context: ", 12 passes per frame".
     virtual std::string explainDetails() const;
 
-    /// Listens to the driver while a program runs for the first time (its first draw or dispatch
-    /// compiles it), naming the pass by `name()` then; the caller calls driverLog_.end() when
-    /// this returns true.
-    template <class Name>
-    bool listenFirstUse(unsigned program, Name&& name) {
-        if (!driverLog_.installed() || program == 0) return false;
-        for (unsigned p : heard_)
-            if (p == program) return false;
-        heard_.push_back(program);
-        driverLog_.begin(name());
-        unheardVerdict_ = true;
-        return true;
+    /// Runs `call`, a draw or dispatch of `program`. Its first run compiles the program: the
+    /// driver log listens meanwhile, naming the pass by `name()` (called only then).
+    template <class Name, class Call>
+    void runHeard(unsigned program, Name&& name, Call&& call) {
+        const bool first = driverLog_.installed() && program != 0 &&
+                           std::find(heard_.begin(), heard_.end(), program) == heard_.end();
+        if (first) {
+            heard_.push_back(program);
+            driverLog_.begin(name());
+            unheardVerdict_ = true;
+        }
+        call();
+        if (first) driverLog_.end();
     }
     /// Removes the driver callback (the context current): the destructors call it.
     void stopListening() { driverLog_.uninstall(); }
