@@ -161,7 +161,7 @@ void ComputeBackend::dispatch(const std::string& file, const Defines& defines, u
         for (const auto& [k, v] : defines) n += " " + k + "=" + v;
         return n;
     };
-    runHeard(prog, name, [&] { glDispatchCompute(static_cast<GLuint>(gx), static_cast<GLuint>(gy), 1); });
+    runHeard(prog, true, name, [&] { glDispatchCompute(static_cast<GLuint>(gx), static_cast<GLuint>(gy), 1); });
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
 }
 
@@ -342,10 +342,10 @@ void ComputeBackend::hysteresis() {
     for (long batch = 0; batch < maxBatches; ++batch) {
         for (int i = 0; i < kHysteresisPassesPerCheck; ++i) {
             glUseProgram(pass);
-            runHeard(pass, [] { return std::string("hysteresis.comp"); }, [] { glDispatchComputeIndirect(0); });
+            runHeard(pass, true, [] { return std::string("hysteresis.comp"); }, [] { glDispatchComputeIndirect(0); });
             glMemoryBarrier(GL_ALL_BARRIER_BITS);
             glUseProgram(gate);
-            runHeard(gate, [] { return std::string("hysteresis_gate.comp"); }, [] { glDispatchCompute(1, 1, 1); });
+            runHeard(gate, true, [] { return std::string("hysteresis_gate.comp"); }, [] { glDispatchCompute(1, 1, 1); });
             glMemoryBarrier(GL_ALL_BARRIER_BITS);
         }
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, indirect_);

@@ -10,9 +10,10 @@
 
 namespace striate::gles {
 
-bool StageStats::isPassStage() const { return stage == "MESA_SHADER_FRAGMENT" || stage == "MESA_SHADER_COMPUTE"; }
-
 namespace {
+
+/// Mesa's gallium names (vc4, v3d) and TGSI's (softpipe) of one stage.
+bool isStage(const StageStats& s, const char* mesa, const char* tgsi) { return s.stage == mesa || s.stage == tgsi; }
 
 /// The integer before `label` in `text` ("52 inst" -> 52), or -1.
 int numberBefore(std::string_view text, std::string_view label) {
@@ -59,8 +60,15 @@ bool parseStageStats(std::string_view m, StageStats* out) {
 
 const StageStats* PassReport::passStage() const {
     for (const StageStats& s : stages)
-        if (s.isPassStage()) return &s;
+        if (dispatch ? isStage(s, "MESA_SHADER_COMPUTE", "CS") : isStage(s, "MESA_SHADER_FRAGMENT", "FS")) return &s;
     return nullptr;
+}
+
+bool PassReport::failed() const {
+    if (dispatch || passStage()) return false;
+    for (const StageStats& s : stages)
+        if (isStage(s, "MESA_SHADER_VERTEX", "VS")) return true;
+    return false;
 }
 
 namespace {
@@ -121,8 +129,8 @@ void DriverLog::uninstall() {
     installed_ = false;
 }
 
-void DriverLog::begin(const std::string& pass) {
-    reports_.push_back(PassReport{pass, {}, {}});
+void DriverLog::begin(const std::string& pass, bool dispatch) {
+    reports_.push_back(PassReport{pass, dispatch, {}, {}});
     current_ = static_cast<int>(reports_.size()) - 1;
 }
 
@@ -166,7 +174,7 @@ std::string DriverLog::describe() const {
     for (const PassReport& r : reports_) {
         out += "  " + r.pass + ": ";
         if (const StageStats* s = r.passStage()) out += describeStats(*s);
-        else if (r.failed()) out += "FAILED (its other stages compiled, this one reported nothing)";
+        else if (r.failed()) out += "FAILED (its vertex shader compiled, its fragment shader reported nothing)";
         else out += "no statistics (cached, or this driver reports none)";
         out += "\n";
     }

@@ -19,28 +19,32 @@ namespace striate::gles {
 /// One stage's statistics, as Mesa 22.3.6 and 25.0.7 word them: vc4's "MESA_SHADER_FRAGMENT
 /// shader: 140 inst, 2 threads, 81 uniforms, 5 max-temps, 1727 estimated-cycles" (its other
 /// stages MESA_SHADER_VERTEX and MESA_SHADER_COORD), v3d's "MESA_SHADER_COMPUTE shader: 58 inst, 4
-/// threads, 0 loops, 12 uniforms, 6 max-temps, 0:0 spills:fills, ...". -1: not reported by this
-/// driver.
+/// threads, 0 loops, 12 uniforms, 6 max-temps, 0:0 spills:fills, ...", softpipe's TGSI "CS shader:
+/// 18 inst, 0 loops, 2 temps, 0 const, 2 imm" (FS, VS). -1: not reported by this driver.
 struct StageStats {
     std::string stage;
     int instructions = -1, threads = -1, uniforms = -1, maxTemps = -1, cycles = -1;
     int spills = 0, fills = 0;
-    /// A fragment or compute stage: the one our pass is.
-    bool isPassStage() const;
 };
 
 /// Parses one statistics message; false where the message is not one.
 bool parseStageStats(std::string_view message, StageStats* out);
 
-/// What one of our passes (a program's first draw or dispatch) brought.
+/// What one of our passes (a program's first draw or dispatch) brought. A driver may also compile
+/// programs of its own inside that call (softpipe's blitter does, at the first dispatch after an
+/// upload): their stages are heard too, so a verdict looks only at the stages our program has.
 struct PassReport {
     std::string pass;
+    bool dispatch = false;  ///< a compute dispatch; else a draw (a vertex and a fragment shader)
     std::vector<StageStats> stages;
     std::vector<std::string> other;  ///< the compiler's other messages (warnings, errors)
-    /// Statistics of the pass's own stage (fragment or compute), when the driver reported any.
+    /// Statistics of the pass's own stage (fragment for a draw, compute for a dispatch), when the
+    /// driver reported any.
     const StageStats* passStage() const;
-    /// The driver compiled other stages of the program but not the pass's own: it failed.
-    bool failed() const { return !stages.empty() && !passStage(); }
+    /// A draw whose vertex shader the driver compiled without its fragment shader: vc4's
+    /// register-allocation failure. A compute program has no other stage to judge it by, and a
+    /// driver that reports nothing (a cache hit, llvmpipe) is no evidence.
+    bool failed() const;
 };
 
 /// Listens to the driver's compiler in one context (ours: a GstGL context keeps its own
@@ -58,8 +62,8 @@ public:
     void uninstall();
     bool installed() const { return installed_; }
 
-    /// Messages from now until end() are the first draw or dispatch of `pass`'s program.
-    void begin(const std::string& pass);
+    /// Messages from now until end() are the first draw (or dispatch) of `pass`'s program.
+    void begin(const std::string& pass, bool dispatch);
     void end() { current_ = -1; }
 
     const std::vector<PassReport>& reports() const { return reports_; }

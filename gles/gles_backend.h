@@ -94,15 +94,16 @@ protected:
     /// What explain() says after the context: ", 12 passes per frame".
     virtual std::string explainDetails() const;
 
-    /// Runs `call`, a draw or dispatch of `program`. Its first run compiles the program: the
-    /// driver log listens meanwhile, naming the pass by `name()` (called only then).
+    /// Runs `call`, a draw (or, with `dispatch`, a compute dispatch) of `program`. Its first run
+    /// compiles the program: the driver log listens meanwhile, naming the pass by `name()` (called
+    /// only then).
     template <class Name, class Call>
-    void runHeard(unsigned program, Name&& name, Call&& call) {
+    void runHeard(unsigned program, bool dispatch, Name&& name, Call&& call) {
         const bool first = driverLog_.installed() && program != 0 &&
                            std::find(heard_.begin(), heard_.end(), program) == heard_.end();
         if (first) {
             heard_.push_back(program);
-            driverLog_.begin(name());
+            driverLog_.begin(name(), dispatch);
             unheardVerdict_ = true;
         }
         call();

@@ -76,7 +76,7 @@ void FragmentBackend::run(const Draw& d) {
         const Plane& in = plan_.planes[d.inputs[i]];
         glBindTexture(in.kind == Plane::Kind::Layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, in.texture);
     }
-    runHeard(d.program, [&] { return plan_.shaders[d.shader].name; }, [] { glDrawArrays(GL_TRIANGLES, 0, 3); });
+    runHeard(d.program, false, [&] { return plan_.shaders[d.shader].name; }, [] { glDrawArrays(GL_TRIANGLES, 0, 3); });
     if (d.stencil == Stencil::Mark) glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
 }
 

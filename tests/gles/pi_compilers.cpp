@@ -267,7 +267,7 @@ int overLimit() {
     glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
     glViewport(0, 0, 64, 64);
     glUseProgram(program);
-    log.begin(name);
+    log.begin(name, false);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     log.end();
     glFinish();

@@ -36,7 +36,8 @@ inline void expectWithinTolerance(Backend& backend, const Chain& chain, Size siz
     ASSERT_TRUE(ref.configure(chain, fmt));
     ChainOutput a, b;
     ASSERT_TRUE(ref.process(in.view(), &a));
-    ASSERT_TRUE(backend.process(in.view(), &b));
+    const Status first = backend.process(in.view(), &b);
+    ASSERT_TRUE(first) << first.message();
     const Status second = backend.process(in.view(), &b);
     ASSERT_TRUE(second) << second.message();
 
