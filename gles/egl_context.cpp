@@ -49,7 +49,12 @@ Status EglContext::create(std::unique_ptr<EglContext>* out) {
     std::unique_ptr<EglContext> c(new EglContext());
     auto getPlatformDisplay =
         reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
-    if (!getPlatformDisplay) return Status::error("no EGL display: eglGetPlatformDisplayEXT is missing (no EGL driver?)");
+    // What to install or check, for a user who meets one of the two errors below.
+    const std::string hint =
+        ": install Mesa's EGL and GL drivers (Debian: libegl-mesa0 libgl1-mesa-dri), and for the GPU check that "
+        "/dev/dri/renderD128 exists and this user may open it (the render group, and video on a Pi: sudo usermod -aG "
+        "render,video $USER, then log in again)";
+    if (!getPlatformDisplay) return Status::error("no EGL display: eglGetPlatformDisplayEXT is missing (no EGL vendor library)" + hint);
     std::string tried;
     auto tryDisplay = [&](EGLDisplay d, const std::string& name) {
         EGLint major = 0, minor = 0;
@@ -87,7 +92,7 @@ Status EglContext::create(std::unique_ptr<EglContext>* out) {
             for (EGLint i = 0; !found && i < count; ++i)
                 found = tryDisplay(getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr), "device");
     }
-    if (!found) return Status::error("no EGL display: tried " + (tried.empty() ? std::string("nothing") : tried));
+    if (!found) return Status::error("no EGL display: tried " + (tried.empty() ? std::string("nothing") : tried) + hint);
     const EGLDisplay display = c->display_;
     if (!hasExtension(display, "EGL_KHR_surfaceless_context") || !hasExtension(display, "EGL_KHR_no_config_context"))
         return Status::error("the EGL display (" + c->info_.platform +

@@ -1,4 +1,5 @@
 // striatesrc: a live synthetic camera (sensors/synthetic_camera.h) for demos and tests.
+#include <dlfcn.h>
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
 
@@ -51,10 +52,14 @@ enum { PROP_0, PROP_SCENE, PROP_MOTION, PROP_NOISE, PROP_READ_NOISE, PROP_FULL_W
        PROP_LOCATION };
 
 /// The photo installed with Striate (tests/data/astronaut.png, public domain: tests/data/README.md),
-/// or the source tree's in a build tree.
+/// else a build tree's: share/striate beside the plugin's lib/ (a link to the sources' tests/data),
+/// so the plugin holds no path of the machine that built it.
 std::string defaultPhoto() {
     std::error_code ec;
-    return std::filesystem::exists(STRIATE_PHOTO_INSTALLED, ec) ? STRIATE_PHOTO_INSTALLED : STRIATE_PHOTO_SOURCE;
+    if (std::filesystem::exists(STRIATE_PHOTO_INSTALLED, ec)) return STRIATE_PHOTO_INSTALLED;
+    Dl_info self{};
+    if (!dladdr(reinterpret_cast<void*>(&defaultPhoto), &self) || !self.dli_fname) return "astronaut.png";
+    return (std::filesystem::path(self.dli_fname).parent_path().parent_path() / "share" / "striate" / "astronaut.png").string();
 }
 
 GstStriateSrc* self(gpointer p) { return reinterpret_cast<GstStriateSrc*>(p); }

@@ -51,6 +51,11 @@ done
 pc=$(find "$root" -name striate.pc)
 config=$(find "$root" -name striateConfig.cmake)
 [ -n "$pc" ] && [ -n "$config" ] && pass "has striate.pc and the CMake package" || fail "pc '$pc' config '$config'"
+# Debian's multiarch layout for every architecture, cross-built or native.
+multiarch=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH 2>/dev/null)
+[ "$pc" = "$root/usr/lib/$multiarch/pkgconfig/striate.pc" ] && [ "$config" = "$root/usr/lib/$multiarch/cmake/striate/striateConfig.cmake" ] \
+    && [ -f "$root/usr/lib/$multiarch/libstriate_core.a" ] && pass "libraries, striate.pc and the CMake package in /usr/lib/$multiarch" \
+    || fail "not in /usr/lib/$multiarch: ${pc#"$root"}, ${config#"$root"}"
 
 if [ -n "${STRIATE_EMULATOR:-}" ]; then
     read -r -a emulator <<<"$STRIATE_EMULATOR"

@@ -112,7 +112,10 @@ expect_error "sigma=0x10" "sigma='0x10' is not a number" filter in.pgm o.png --c
 expect_error "a parameter twice" "sigma is given twice" filter in.pgm o.png --chain "blur sigma=2 sigma=3"
 expect_error "--chain twice" "--chain is given twice" filter in.pgm o.png --chain blur --chain edges
 expect_error "unknown command" "unknown command 'blur'" blur
-expect_error "unwritable raw" "cannot write '/nonexistent/x.npy'" filter in.pgm o.png --chain blur --raw /nonexistent/x.npy
+expect_error "unwritable raw" "cannot write '/nonexistent/x.npy': no folder '/nonexistent'" filter in.pgm o.png --chain blur --raw /nonexistent/x.npy
+expect_error "output in no folder" "cannot write '/nonexistent/o.png': no folder '/nonexistent'" filter in.pgm /nonexistent/o.png --chain blur
+mkdir -p adir.png
+expect_error "output is a folder" "cannot write 'adir.png': it is a folder" filter in.pgm adir.png --chain blur
 
 # Inputs that are not image files, and headers that claim more than the limit: refused by name
 # before anything is allocated. Natively under a 2 GB address-space limit (a small Pi): reading a
@@ -126,6 +129,8 @@ limited() { local memlimit=$memory_limit; "$@"; }
 mkdir -p adir
 expect_error "a directory" "'adir' is a directory" filter adir o.png --chain edges --backend cpu
 expect_error "a device" "'/dev/zero' is not a regular file" filter /dev/zero o.png --chain edges --backend cpu
+# The output is checked before the input is read or filtered: a bad name fails at once.
+expect_error "output checked before the input" "must end in .png or .pgm" filter huge.ppm o.jpg --chain "gabor orientations=6"
 limited expect_error "huge ppm header" "32768x32768 = 1073741824 pixels, beyond the limit of 67108864" filter huge.ppm o.png --chain edges --backend cpu
 limited expect_error "huge png header" "32768x32768 = 1073741824 pixels, beyond the limit" filter huge.png o.png --chain edges --backend cpu
 limited expect_error "huge progressive jpeg" "32767x32768 = 1073709056 pixels, beyond the limit" filter "$data/huge-progressive.jpg" o.png --chain edges --backend cpu

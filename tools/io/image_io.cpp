@@ -1,6 +1,7 @@
 #include "tools/io/image_io.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -8,6 +9,7 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <new>
 #include <vector>
 
@@ -307,14 +309,35 @@ Status readLuma(const std::string& path, Image<std::uint8_t>* out, std::int64_t 
     return Status::error("'" + path + "' is not a PNG, JPEG, PGM or PPM image");
 }
 
+namespace {
+
+bool hasExtension(const std::string& path, const char* ext) {
+    const std::size_t n = std::strlen(ext);
+    if (path.size() < n) return false;
+    for (std::size_t i = 0; i < n; ++i)
+        if (std::tolower(static_cast<unsigned char>(path[path.size() - n + i])) != ext[i]) return false;
+    return true;
+}
+
+} // namespace
+
+Status checkOutput(const std::string& path, bool image) {
+    if (image && !hasExtension(path, ".png") && !hasExtension(path, ".pgm"))
+        return Status::error("cannot write '" + path + "': the output name must end in .png or .pgm");
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return Status::error("cannot write '" + path + "': it is a folder");
+    std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (folder.empty()) folder = ".";
+    if (!std::filesystem::is_directory(folder, ec))
+        return Status::error("cannot write '" + path + "': no folder '" + folder.string() + "'");
+    if (access(folder.c_str(), W_OK) != 0)
+        return Status::error("cannot write '" + path + "': the folder '" + folder.string() + "' is not writable (" +
+                             std::strerror(errno) + ")");
+    return {};
+}
+
 Status writeGray(const std::string& path, ImageView<const std::uint8_t> image) {
-    auto endsWith = [&](const char* ext) {
-        const std::size_t n = std::strlen(ext);
-        if (path.size() < n) return false;
-        for (std::size_t i = 0; i < n; ++i)
-            if (std::tolower(static_cast<unsigned char>(path[path.size() - n + i])) != ext[i]) return false;
-        return true;
-    };
+    const auto endsWith = [&](const char* ext) { return hasExtension(path, ext); };
     if (endsWith(".png")) {
         png_image img{};
         img.version = PNG_IMAGE_VERSION;

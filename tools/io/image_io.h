@@ -21,6 +21,9 @@ inline constexpr std::int64_t kDefaultMaxPixels = std::int64_t(8192) * 8192;
 /// 32768 pixels a side are refused, and so is a file larger than such an image could be.
 Status readLuma(const std::string& path, Image<std::uint8_t>* out, std::int64_t maxPixels = kDefaultMaxPixels);
 
+/// Whether `path` can be written, asked before any work: its folder exists and is writable, it
+/// is not a folder, and (with `image`) its name ends in .png or .pgm as writeGray needs.
+Status checkOutput(const std::string& path, bool image);
 /// Writes 8-bit grey as PNG or PGM, chosen by the file name's extension (.png, .pgm).
 Status writeGray(const std::string& path, ImageView<const std::uint8_t> image);
 /// Writes interleaved 8-bit RGB (width x height x 3 bytes, rows packed) as PNG.

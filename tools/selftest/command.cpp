@@ -42,20 +42,19 @@ options:
   --report DIR     also write DIR/index.html: per backend and chain the input, the reference,
                    the output and an error heat map side by side (failing cases first), and a
                    chart of the times; open it in a browser, no server needed
-  --data DIR       the photo and goldens (default: installed with the tool, else the source tree)
+  --data DIR       the photo and goldens (default: ../share/striate beside the tool)
   --no-measure     skip the timing (auto keeps what was measured before)
   --write-goldens DIR   (development) write the reference's outputs of the golden cases into DIR
 
 exit status: 0 all pass, 1 a regression (each named), 2 usage.
 )";
 
-/// The photo and goldens: installed beside the tool (../share/striate), else the source tree's.
+/// The photo and goldens: beside the tool (../share/striate), installed or in a build tree (where
+/// it is a link to the sources' tests/data).
 std::string defaultDataDir() {
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    const std::filesystem::path installed = self.parent_path().parent_path() / "share" / "striate";
-    if (!ec && std::filesystem::exists(installed / "astronaut.png")) return installed.string();
-    return STRIATE_SOURCE_DATA_DIR;
+    return (self.parent_path().parent_path() / "share" / "striate").string();
 }
 
 std::string rowText(const Row& r) {

@@ -40,7 +40,8 @@ commands:
   filter IN OUT --chain "..."   filter an image file (see striate filter --help)
   probe [--json]                what this machine offers: GLES context and limits, board, CPU
   selftest [options]            the on-device regression test (see striate selftest --help)
-  bench [options]               time the cpu backend against OpenCV (see striate bench --help)
+  bench [options]               time the cpu backend against OpenCV (a source build's: it needs
+                                striate-bench beside the tool, which the package leaves out)
   help                          this text
 
 options:
@@ -166,6 +167,10 @@ int runFilter(int argc, char** argv) {
 
     Chain chain;
     if (Status s = parseChain(a.chain, &chain); !s) return usageError(s.message());
+    // Outputs that cannot be written fail now, not after a long frame.
+    if (Status s = io::checkOutput(a.out, true); !s) return usageError(s.message());
+    if (!a.raw.empty())
+        if (Status s = io::checkOutput(a.raw, false); !s) return usageError(s.message());
     Image<std::uint8_t> luma;
     if (Status s = io::readLuma(a.in, &luma, a.maxPixels); !s) return usageError(s.message());
 
@@ -284,7 +289,9 @@ int runBench(int argc, char** argv) {
     const std::filesystem::path bench = self.parent_path() / "striate-bench";
     if (ec || !std::filesystem::exists(bench))
         return usageError("striate bench needs " + bench.string() +
-                          ", built when OpenCV is installed (libopencv-dev) and STRIATE_BUILD_BENCH=ON");
+                          ", which the striate package leaves out (it links OpenCV, a benchmark-only dependency): "
+                          "build Striate from its sources (scripts/deps.sh installs libopencv-dev; "
+                          "STRIATE_BUILD_BENCH=ON, the default) and run build/bin/striate bench");
     std::vector<char*> args;
     std::string program = bench.string();
     args.push_back(program.data());
