@@ -84,8 +84,15 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # striate_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${STRIATE_DEB_ARCH})
 set(CPACK_DEBIAN_PACKAGE_SECTION video)
-# The GPU backends need an EGL driver (Mesa's on the boards); the tools run the pipelines.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libegl-mesa0, libgl1-mesa-dri, gstreamer1.0-tools, gstreamer1.0-plugins-base")
+# Recommends (installed with the package by default): the runtime list of scripts/deps.sh, what
+# striate-camera and the README's gst-launch lines use: gst-launch-1.0, the base and good plugins,
+# Mesa's EGL driver, python3-pil for the side-by-side picture, v4l-utils for a webcam's modes and,
+# on the boards, libcamerasrc. Suggests: GstGL's glupload / gldownload (GL memory pipelines) and
+# libcamera's `cam` (what libcamera sees).
+execute_process(COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/deps.sh --runtime --list ${STRIATE_DEB_ARCH}
+                OUTPUT_VARIABLE STRIATE_RUNTIME_PACKAGES OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+string(REPLACE "\n" ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS "${STRIATE_RUNTIME_PACKAGES}")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gstreamer1.0-gl, libcamera-tools")
 # dpkg-shlibdeps reads what the plugin and the tool link. A cross build's libraries and their
 # symbols files are in the sysroot (scripts/sysroot.sh keeps a dpkg database there):
 # cmake/CPackProject.cmake points dpkg-shlibdeps at it when cpack runs.

@@ -52,14 +52,17 @@ enum { PROP_0, PROP_SCENE, PROP_MOTION, PROP_NOISE, PROP_READ_NOISE, PROP_FULL_W
        PROP_LOCATION };
 
 /// The photo installed with Striate (tests/data/astronaut.png, public domain: tests/data/README.md),
-/// else a build tree's: share/striate beside the plugin's lib/ (a link to the sources' tests/data),
-/// so the plugin holds no path of the machine that built it.
+/// found from where this plugin is: an installed or unpacked package's share/striate, else a build
+/// tree's (share/striate beside lib/, a link to the sources' tests/data). No path of the machine
+/// that built the plugin is in it.
 std::string defaultPhoto() {
-    std::error_code ec;
-    if (std::filesystem::exists(STRIATE_PHOTO_INSTALLED, ec)) return STRIATE_PHOTO_INSTALLED;
     Dl_info self{};
     if (!dladdr(reinterpret_cast<void*>(&defaultPhoto), &self) || !self.dli_fname) return "astronaut.png";
-    return (std::filesystem::path(self.dli_fname).parent_path().parent_path() / "share" / "striate" / "astronaut.png").string();
+    const std::filesystem::path dir = std::filesystem::path(self.dli_fname).parent_path();
+    std::error_code ec;
+    for (const char* relative : {STRIATE_PHOTO_FROM_PLUGIN, "../share/striate/astronaut.png"})
+        if (std::filesystem::exists(dir / relative, ec)) return std::filesystem::weakly_canonical(dir / relative, ec).string();
+    return (dir / STRIATE_PHOTO_FROM_PLUGIN).lexically_normal().string();
 }
 
 GstStriateSrc* self(gpointer p) { return reinterpret_cast<GstStriateSrc*>(p); }

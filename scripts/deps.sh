@@ -1,34 +1,50 @@
 #!/usr/bin/env bash
-# Installs what striate needs to build, test, benchmark and package, with apt. Idempotent: it asks
-# apt only for packages that are missing, and runs `apt-get update` only then.
-#   scripts/deps.sh               install for this machine
-#   scripts/deps.sh --list [ARCH] print the list for ARCH (amd64, arm64, armhf; default: this
-#                                 machine's), installing nothing
-# On an x86-64 PC the list adds SIMDe (the NEON source on x86), the cross compilers and qemu-user
-# (the arm64 and armhf builds and their tests); on a Raspberry Pi (arm64 or armhf: Raspberry Pi OS
-# bookworm, Debian 12) it holds native packages only: the NEON code compiles as it is.
+# Installs what striate needs, with apt. Idempotent: it asks apt only for packages that are
+# missing, and runs `apt-get update` only then.
+#   scripts/deps.sh                     the build list: build, test, benchmark, fuzz and package
+#   scripts/deps.sh --runtime           the runtime list: what the main job (striate-camera) and
+#                                       the README's gst-launch lines need beside an installed
+#                                       striate package (which brings its libraries)
+#   scripts/deps.sh [--runtime] --list [ARCH]
+#                                       print the list for ARCH (amd64, arm64, armhf; default:
+#                                       this machine's), installing nothing
+# On an x86-64 PC the build list adds SIMDe (the NEON source on x86), the cross compilers and
+# qemu-user (the arm64 and armhf builds and their tests); on a Raspberry Pi (arm64 or armhf:
+# Raspberry Pi OS bookworm, Debian 12) it holds native packages only: the NEON code compiles as it
+# is. The striate package's Recommends are the runtime list (cmake/Install.cmake).
 set -euo pipefail
 
-packages_for() {
+runtime_for() {
   local arch=$1
   local packages=(
+    gstreamer1.0-tools                                    # gst-launch-1.0
+    gstreamer1.0-plugins-base gstreamer1.0-plugins-good   # videoconvert, videorate, pngenc, vp8enc, webmmux, v4l2src
+    libegl-mesa0 libgl1-mesa-dri                          # GLES: Mesa's V3D, VC4, or llvmpipe without a GPU
+    python3-pil                                           # the main job's side-by-side picture (scripts/side_by_side.py)
+    v4l-utils                                             # v4l2-ctl: the main job finds a USB webcam and its modes
+  )
+  case $arch in
+    arm64 | armhf) packages+=(gstreamer1.0-libcamera) ;;  # libcamerasrc: the camera module
+  esac
+  printf '%s\n' "${packages[@]}"
+}
+
+build_for() {
+  local arch=$1
+  runtime_for "$arch"
+  local packages=(
     cmake ninja-build g++ pkg-config python3 dpkg-dev
+    file                   # CPack's Debian generator (dpkg-shlibdeps) reads the binaries with it
     libpng-dev libjpeg62-turbo-dev
     googletest
-    libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri           # GLES (Mesa: V3D, VC4, or llvmpipe without a GPU)
-    libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools   # the plugin
-    gstreamer1.0-plugins-base gstreamer1.0-plugins-good                     # videoconvert, pngenc, vp8enc, webmmux
+    libegl-dev libgles-dev libgbm-dev
+    libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev   # the plugin
     gstreamer1.0-gl time   # glupload / gldownload for the GL memory tests; /usr/bin/time measures their memory
-    v4l-utils              # v4l2-ctl: the main job finds a USB webcam and its modes (scripts/source.sh)
     libopencv-dev gstreamer1.0-opencv   # benchmarks only: the peers (striate bench, bench/gst_compare.sh)
     python3-skimage        # real photos for the tests and the benchmarks
-    python3-pil            # the main job's side-by-side picture (scripts/side_by_side.py)
     clang libclang-rt-dev  # the libFuzzer targets (scripts/fuzz.sh)
   )
   case $arch in
-    arm64 | armhf)
-      packages+=(gstreamer1.0-libcamera)   # libcamerasrc: the camera module
-      ;;
     amd64 | i386)
       packages+=(libsimde-dev)   # NEON intrinsics on x86
       packages+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)  # cross builds and their tests
@@ -37,12 +53,18 @@ packages_for() {
   printf '%s\n' "${packages[@]}"
 }
 
+list=build_for
+if [ "${1:-}" = "--runtime" ]; then
+  list=runtime_for
+  shift
+fi
 if [ "${1:-}" = "--list" ]; then
-  packages_for "${2:-$(dpkg --print-architecture)}"
+  $list "${2:-$(dpkg --print-architecture)}"
   exit 0
 fi
+[ $# -eq 0 ] || { echo "usage: scripts/deps.sh [--runtime] [--list [ARCH]]" >&2; exit 2; }
 
-mapfile -t packages < <(packages_for "$(dpkg --print-architecture)")
+mapfile -t packages < <($list "$(dpkg --print-architecture)")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

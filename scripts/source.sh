@@ -1,16 +1,29 @@
-# The main job's source (sourced by scripts/run.sh; tests/scripts/run_test.sh tests it). Sets
+# The main job's source (sourced by scripts/camera.sh; tests/scripts/run_test.sh tests it). Sets
 #   source   the gst-launch description up to and including its caps filter
 #   label    what was chosen, for the log
-#   counter_limit  what run.sh's frame counter adds (a clip's frame limit; empty otherwise)
+#   counter_limit  what camera.sh's frame counter adds (the limit of a source without num-buffers)
 # choose_source WANT FRAMES WIDTH HEIGHT FPS: WANT is auto, libcamera, v4l2, synthetic or a clip
 # file (.webm, .mp4, ... decoded with decodebin). auto: libcamerasrc when libcamera finds a camera,
 # else the first V4L2 capture device, else the synthetic camera. Prints why and returns 1 when
 # the forced source cannot run.
+#
+# Sources without num-buffers (libcamerasrc, a clip's decoder) end after FRAMES frames through
+# `identity eos-after=FRAMES+1`, which refuses its (FRAMES + 1)th buffer with GST_FLOW_EOS: the
+# source then sends EOS. identity counts eos-after down once and passes any buffer after that one
+# (a decoder's drain at a clip's end can send one), so camera.sh's frame counter refuses its
+# (FRAMES + 1)th too (counter_limit); a decoder holding several frames (B-frames) could drain
+# more than that one.
 
-# A camera if libcamera finds one (it answers "no camera" in milliseconds when there is none).
+# libcamera_camera [GST_LAUNCH...]: whether libcamerasrc opens a camera and delivers a frame, as
+# `cam --capture=1` would (it answers "Could not find any supported camera" in milliseconds when
+# there is none, and the pipeline is refused where gstreamer1.0-libcamera is missing).
+# libcamerasrc is not a GstBaseSrc and has no num-buffers: identity refuses the first frame with
+# GST_FLOW_EOS, which libcamerasrc answers with an EOS event. GST_LAUNCH: the command to run
+# (default gst-launch-1.0; tests/pipeline/launch_test.sh passes its emulator's).
 libcamera_camera() {
-  gst-inspect-1.0 libcamerasrc >/dev/null 2>&1 &&
-    timeout 10 gst-launch-1.0 -q libcamerasrc num-buffers=1 ! fakesink >/dev/null 2>&1
+  local launch=("$@")
+  [ ${#launch[@]} -gt 0 ] || launch=(gst-launch-1.0)
+  timeout 20 "${launch[@]}" -q libcamerasrc ! identity eos-after=1 ! fakesink >/dev/null 2>&1
 }
 
 # The first V4L2 node that captures video (a Pi also has codec and ISP nodes, memory to memory).
@@ -63,9 +76,17 @@ choose_source() {
   esac
   case $want in
     libcamera)
-      libcamera_camera || { echo "SOURCE=libcamera: libcamerasrc finds no camera (or gstreamer1.0-libcamera is missing)"; return 1; }
-      source="libcamerasrc num-buffers=$frames ! video/x-raw,format=NV12,width=$width,height=$height,framerate=$fps/1"
-      label="camera (libcamerasrc)" ;;
+      if ! gst-inspect-1.0 libcamerasrc >/dev/null 2>&1; then
+        echo "SOURCE=libcamera: GStreamer has no libcamerasrc (install gstreamer1.0-libcamera)"; return 1
+      fi
+      libcamera_camera || { echo "SOURCE=libcamera: libcamerasrc finds no camera (libcamera's 'cam --list' lists what it sees)"; return 1; }
+      # No framerate in the request: Debian's libcamerasrc 0.0.3 cannot set one, sends caps
+      # without it and would be refused. videorate (the snapshots) needs one in the caps:
+      # capssetter marks FPS, while the frames keep the camera's own timestamps.
+      source="libcamerasrc ! video/x-raw,format=NV12,width=$width,height=$height ! capssetter caps=video/x-raw,framerate=$fps/1"
+      source+=" ! identity eos-after=$((frames + 1))"
+      counter_limit=" eos-after=$((frames + 1))"
+      label="camera (libcamerasrc, its own frame timing)" ;;
     v4l2)
       device=$(v4l2_capture_device) || { echo "SOURCE=v4l2: no V4L2 capture device (/dev/video*; v4l2-ctl from v4l-utils lists them)"; return 1; }
       mode=$(v4l2-ctl -d "$device" --list-formats-ext | v4l2_mode "$width" "$height" "$fps") ||
@@ -85,11 +106,7 @@ choose_source() {
       label="striatesrc scene=photo (the synthetic camera on a real photo), live at $fps fps" ;;
     *)
       [ -f "$want" ] || { echo "SOURCE=$want: not libcamera, v4l2, synthetic or an existing clip file"; return 1; }
-      # The clip as decoded, at most FRAMES frames: identity refuses its (FRAMES + 1)th buffer,
-      # which stops the decoder, but passes any buffer after that one (GStreamer's identity
-      # counts eos-after down once), and the decoder's drain at the clip's end can send one. So
-      # the frame counter in run.sh refuses its (FRAMES + 1)th too (counter_limit); a decoder
-      # holding several frames (B-frames) could drain more than that one.
+      # The clip as decoded, at most FRAMES frames (identity and the frame counter, above).
       source="filesrc location=$(realpath "$want") ! decodebin ! videoconvert ! video/x-raw,format=I420 ! identity eos-after=$((frames + 1))"
       counter_limit=" eos-after=$((frames + 1))"
       label="clip $want" ;;

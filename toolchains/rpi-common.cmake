@@ -9,9 +9,6 @@
 if(NOT STRIATE_SYSROOT AND DEFINED ENV{STRIATE_SYSROOT})
   set(STRIATE_SYSROOT "$ENV{STRIATE_SYSROOT}")
 endif()
-# Debian's multiarch directory: GNUInstallDirs then installs the libraries, striate.pc and the
-# CMake package into /usr/lib/<triplet>, as a native build on the board does.
-set(CMAKE_LIBRARY_ARCHITECTURE ${STRIATE_TRIPLET})
 # try_compile projects read this file again: hand them the sysroot.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES STRIATE_SYSROOT)
 

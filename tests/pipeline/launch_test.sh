@@ -8,6 +8,8 @@
 set -u
 lib=$(realpath "$1")
 work=$2
+# shellcheck source=scripts/source.sh
+. "$(cd "$(dirname "$0")/../.." && pwd)/scripts/source.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export GST_PLUGIN_PATH="$lib" GST_REGISTRY="$work/registry.bin"
 if [ -n "${STRIATE_EMULATOR:-}" ]; then
@@ -92,11 +94,13 @@ if [ -n "$gpu" ]; then
         || fail "camera route: $(grep "striateedges0: active" out.txt)"
     if ! ls /dev/dri/renderD* >/dev/null 2>&1; then
         echo "skip: dmabuf import: no render node (/dev/dri/renderD*) on this machine"
-    elif ! { "${inspect[@]}" libcamerasrc >/dev/null 2>&1 && timeout 10 "${launch[@]}" -q libcamerasrc num-buffers=1 ! fakesink >/dev/null 2>&1; }; then
+    elif ! libcamera_camera "${launch[@]}"; then  # the main job's test (scripts/source.sh)
         echo "skip: dmabuf import: libcamerasrc finds no camera"
     else
+        # 30 frames: libcamerasrc has no num-buffers; identity ends the stream (scripts/source.sh).
         GST_DEBUG=glupload:6 GST_DEBUG_NO_COLOR=1 run "libcamerasrc ! glupload ! striateedges ! gldownload" "${launch[@]}" \
-            libcamerasrc num-buffers=30 ! video/x-raw,format=NV12,width=640,height=480 ! glupload ! striateedges ! gldownload ! fakesink
+            libcamerasrc ! video/x-raw,format=NV12,width=640,height=480 ! identity eos-after=31 ! glupload ! striateedges \
+            ! gldownload ! fakesink
         grep -q "uploader Dmabuf returned 1" err.txt && pass "glupload imported the camera's dmabufs" \
             || fail "glupload did not import dmabufs: $(grep -o 'uploader [A-Za-z ]* returned [0-9]' err.txt | sort | uniq -c)"
     fi

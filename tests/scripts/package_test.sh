@@ -38,6 +38,12 @@ else
     fail "dependencies lack$missing: $depends"
 fi
 
+# Recommends: the runtime list of scripts/deps.sh, what striate-camera and the README's lines use.
+recommends=$(dpkg-deb -f "$deb" Recommends)
+expected=$(bash "$here/../../scripts/deps.sh" --runtime --list "$arch" | paste -sd, | sed 's/,/, /g')
+[ "$recommends" = "$expected" ] && echo "$recommends" | grep -q "gstreamer1.0-plugins-good" \
+    && pass "Recommends the runtime list: $recommends" || fail "Recommends '$recommends', the runtime list '$expected'"
+
 root="$work/root"
 dpkg -x "$deb" "$root"
 plugin=$(find "$root" -name libgststriate.so)
@@ -45,7 +51,16 @@ case $plugin in
     "$root"/usr/lib/*/gstreamer-1.0/libgststriate.so) pass "plugin in GStreamer's directory: ${plugin#"$root"}" ;;
     *) fail "plugin at '${plugin#"$root"}'" ;;
 esac
-for f in usr/bin/striate usr/include/striate/core/chain.h usr/share/doc/striate/copyright; do
+# No path of the building machine in the installed plugin (GStreamer's debug lines name sources
+# relative to the tree).
+tree=$(cd "$here/../.." && pwd -P)
+if strings "$plugin" | grep -qF -e "$tree" -e "$build"; then
+    fail "the plugin holds this machine's paths: $(strings "$plugin" | grep -F -e "$tree" -e "$build" | head -3)"
+else
+    pass "the plugin holds no path of this machine ($tree, $build)"
+fi
+for f in usr/bin/striate usr/bin/striate-camera usr/share/striate/source.sh usr/share/striate/side_by_side.py \
+         usr/include/striate/core/chain.h usr/share/doc/striate/copyright; do
     [ -f "$root/$f" ] && pass "has /$f" || fail "lacks /$f"
 done
 pc=$(find "$root" -name striate.pc)
@@ -90,6 +105,19 @@ if [ -z "${STRIATE_EMULATOR:-}" ]; then
 else
     [ -s "$root/usr/share/striate/astronaut.png" ] && ls "$root"/usr/share/striate/goldens/*.npy >/dev/null 2>&1 &&
         pass "the package holds selftest's photo and goldens" || fail "no selftest data in the package"
+fi
+
+# The main job from the package alone (no source tree): the installed script finds its helpers in
+# share/striate and the photo beside the unpacked plugin.
+if [ -z "${STRIATE_EMULATOR:-}" ]; then
+    if PATH="$root/usr/bin:$PATH" GST_PLUGIN_PATH=$(dirname "$plugin") GST_REGISTRY="$work/registry.bin" \
+        XDG_CACHE_HOME=$PWD/cache SOURCE=synthetic FRAMES=6 SIZE=96x64 BACKEND=cpu \
+        "$root/usr/bin/striate-camera" camera >camera.txt 2>&1 && grep -q "^edges branch: 6 frames" camera.txt \
+        && [ -s camera/side-by-side.png ] && [ -s camera/gabor.webm ]; then
+        pass "striate-camera from the package: $(grep '^edges branch' camera.txt)"
+    else
+        fail "striate-camera from the package: $(tail -5 camera.txt)"
+    fi
 fi
 
 if [ -z "${STRIATE_EMULATOR:-}" ]; then

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# run_test.sh BUILD WORK: the main job (scripts/run.sh) with what this machine has, no camera:
-# the automatic choice says so and runs the synthetic camera; SOURCE=FILE runs the same pipeline
-# on a clip; SOURCE=v4l2 / libcamera / a missing file fail with the reason. The V4L2 mode choice
+# run_test.sh BUILD WORK STANDIN_PLUGINS: the main job (scripts/run.sh, scripts/camera.sh) with
+# what this machine has, no camera: the automatic choice says so and runs the synthetic camera;
+# SOURCE=FILE runs the same pipeline on a clip; SOURCE=v4l2 / libcamera / a missing file fail with
+# the reason. Then the camera module through a stand-in libcamerasrc (STANDIN_PLUGINS: a plain
+# GstElement with no num-buffers, as libcamera's is; tests/pipeline/standin_libcamerasrc.cpp):
+# the automatic choice and SOURCE=libcamera find it and run FRAMES frames. The V4L2 mode choice
 # runs on v4l2-ctl listings of two kinds of UVC webcam (tests/scripts/data).
 set -u
 build=$(realpath "$1")
 work=$2
+standin=$(realpath "$3")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
@@ -51,5 +55,24 @@ for want in v4l2 libcamera missing.webm; do
   rc=$?
   [ $rc = 2 ] && grep -q "^SOURCE=$want: " forced.txt && pass "SOURCE=$want refused: $(tail -1 forced.txt)" \
     || fail "SOURCE=$want: status $rc, $(tail -2 forced.txt)"
+done
+
+# The camera module: libcamerasrc (the stand-in) opens "its camera" and delivers a frame; without
+# it, no camera (the auto run above said so).
+with_camera() { GST_PLUGIN_PATH="$standin" GST_REGISTRY="$work/standin-registry.bin" "$@"; }
+with_camera libcamera_camera && pass "libcamera_camera finds the stand-in's camera" || fail "libcamera_camera: no camera with the stand-in"
+GST_REGISTRY="$work/registry.bin" libcamera_camera && fail "libcamera_camera finds a camera without the stand-in" \
+  || pass "libcamera_camera: no camera without the stand-in"
+for want in auto libcamera; do
+  if with_camera env SOURCE=$want bash "$root/scripts/run.sh" "camera-$want" >"camera-$want.txt" 2>&1; then
+    pass "SOURCE=$want with a camera module"
+  else
+    fail "SOURCE=$want with a camera module: $(tail -5 "camera-$want.txt")"
+  fi
+  grep -q "^source: camera (libcamerasrc" "camera-$want.txt" && grep -q "^edges branch: 12 frames" "camera-$want.txt" &&
+    grep -q "^caps: video/x-raw, format=(string)NV12, width=(int)160, height=(int)120" "camera-$want.txt" &&
+    [ -s "camera-$want/side-by-side.png" ] && [ -s "camera-$want/edges.webm" ] &&
+    pass "SOURCE=$want: libcamerasrc chosen, 12 frames at 160x120 through both branches" ||
+    fail "SOURCE=$want: $(grep -E '^(source|caps|edges branch)' "camera-$want.txt")"
 done
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
