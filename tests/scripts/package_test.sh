@@ -107,16 +107,17 @@ else
         pass "the package holds selftest's photo and goldens" || fail "no selftest data in the package"
 fi
 
-# The main job from the package alone (no source tree): the installed script finds its helpers in
-# share/striate and the photo beside the unpacked plugin.
+# The main job from the package: scripts/run.sh finds the installed striate-camera (first on PATH
+# here) and runs it, which finds its helpers in share/striate and the photo beside the plugin.
 if [ -z "${STRIATE_EMULATOR:-}" ]; then
-    if PATH="$root/usr/bin:$PATH" GST_PLUGIN_PATH=$(dirname "$plugin") GST_REGISTRY="$work/registry.bin" \
+    if env -u STRIATE_BUILD PATH="$root/usr/bin:$PATH" GST_PLUGIN_PATH=$(dirname "$plugin") GST_REGISTRY="$work/registry.bin" \
         XDG_CACHE_HOME=$PWD/cache SOURCE=synthetic FRAMES=6 SIZE=96x64 BACKEND=cpu \
-        "$root/usr/bin/striate-camera" camera >camera.txt 2>&1 && grep -q "^edges branch: 6 frames" camera.txt \
+        bash "$here/../../scripts/run.sh" camera >camera.txt 2>&1 && grep -q "^edges branch: 6 frames" camera.txt \
+        && grep -q "^striate: the installed one ($root/usr/bin/striate-camera, striate $version" camera.txt \
         && [ -s camera/side-by-side.png ] && [ -s camera/gabor.webm ]; then
-        pass "striate-camera from the package: $(grep '^edges branch' camera.txt)"
+        pass "scripts/run.sh runs the installed striate-camera: $(grep '^edges branch' camera.txt)"
     else
-        fail "striate-camera from the package: $(tail -5 camera.txt)"
+        fail "scripts/run.sh with the package installed: $(tail -5 camera.txt)"
     fi
 fi
 
