@@ -5,6 +5,15 @@ target_compile_options(striate_warnings INTERFACE -Wall -Wextra -Wpedantic -Wsha
 # Bit-comparable float code across x86 and ARM (ALGORITHMS.md 7): no silent mul+add contraction.
 target_compile_options(striate_warnings INTERFACE -ffp-contract=off)
 
+# The fuzzing build is the sanitizer build with the libFuzzer targets added (tests/fuzz): one clang
+# build serves the sanitizer tests and the fuzzers (scripts/test.sh, scripts/fuzz.sh).
+if(STRIATE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "STRIATE_FUZZ needs clang (libFuzzer): configure with CC=clang CXX=clang++")
+  endif()
+  set(STRIATE_SANITIZE ON CACHE BOOL "Build with AddressSanitizer and UndefinedBehaviorSanitizer" FORCE)
+endif()
+
 if(STRIATE_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
                       -fno-omit-frame-pointer)
@@ -16,13 +25,13 @@ if(STRIATE_SANITIZE_THREAD)
   add_link_options(-fsanitize=thread)
 endif()
 
-# The fuzzing build (tests/fuzz): coverage for libFuzzer in every target, the fuzzer's main only
-# in the fuzz targets; the plugin, loaded by GStreamer in the fuzzer's process, is instrumented too.
-if(STRIATE_FUZZ)
-  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-    message(FATAL_ERROR "STRIATE_FUZZ needs clang (libFuzzer): configure with CC=clang CXX=clang++")
+# striate_fuzz_coverage(TARGET...): libFuzzer's coverage in the code the fuzz targets feed (the chain
+# parser, the image readers, the plugin's caps and properties), so they steer by it; the kernels'
+# hot loops stay free of it, which keeps the sanitizer tests of the same build fast.
+function(striate_fuzz_coverage)
+  if(STRIATE_FUZZ)
+    foreach(target ${ARGN})
+      target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+    endforeach()
   endif()
-  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-                      -fno-omit-frame-pointer -g)
-  add_link_options(-fsanitize=address,undefined)
-endif()
+endfunction()

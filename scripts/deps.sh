@@ -34,6 +34,7 @@ build_for() {
   runtime_for "$arch"
   local packages=(
     cmake ninja-build g++ pkg-config python3 dpkg-dev
+    ccache                 # the compiler cache of scripts/test.sh (in $STRIATE_CACHE)
     file                   # CPack's Debian generator (dpkg-shlibdeps) reads the binaries with it
     libpng-dev libjpeg62-turbo-dev
     googletest

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/pi_compilers.sh BUILD SYSROOT PI_GPU OUT: every shader Striate generates for the Raspberry
-# Pi boards, through Mesa's real vc4 (Pi 0-3), v3d 4.2 (Pi 4) and v3d 7.1 (Pi 5) compilers
+# scripts/pi_compilers.sh BUILD SYSROOT PI_GPU OUT [PART...]: every shader Striate generates for the
+# Raspberry Pi boards, through Mesa's real vc4 (Pi 0-3), v3d 4.2 (Pi 4) and v3d 7.1 (Pi 5) compilers
 # (docs/boards.md, "The real Pi GPU compilers").
 #   BUILD    the arm64 build (its bin/pi_compilers)
 #   SYSROOT  the arm64 sysroot (scripts/sysroot.sh arm64), whose Mesa 22.3.6 has both drivers
@@ -9,14 +9,19 @@
 #            and the logs
 # The arm64 binary runs under qemu-aarch64 with the driver's noop shim preloaded: EGL opens a fake
 # device, every shader goes through the real backend compiler, nothing executes and no pixel is
-# read. The two drivers run side by side; then a test-only shader over vc4's limit must fail the
-# same check by name. Exit status 1 names what failed.
+# read. PART (default all, the three compilers side by side): vc4, v3d42, v3d71 (the matrix on
+# that compiler), plugin (the main job's elements in gst-launch-1.0 under the shims), over-limit (a
+# test-only shader over vc4's limit must fail the same check by name); the test command runs each
+# as a job of its own. Exit status 1 names what failed.
 set -euo pipefail
-if [ $# -ne 4 ]; then
-  echo "usage: scripts/pi_compilers.sh ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR OUT" >&2
+if [ $# -lt 4 ]; then
+  echo "usage: scripts/pi_compilers.sh ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR OUT [vc4|v3d42|v3d71|plugin|over-limit...]" >&2
   exit 2
 fi
 build=$(realpath "$1") sysroot=$(realpath "$2") gpu=$(realpath "$3") out=$4
+shift 4
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(vc4 v3d42 v3d71 plugin over-limit)
 shim=$gpu/shim
 mkdir -p "$out"
 out=$(realpath "$out")
@@ -46,17 +51,25 @@ run() {  # run GPU ARGS...: bin/pi_compilers
 
 # vc4: every shader at 2 threads (1 thread halves vc4's latency hiding; none of ours needs it).
 # v3d: no spill, at least 2 threads (of 4).
-run vc4 --boards rpi0,rpi1,rpi2,rpi3 --min-threads 2 --report "$out/vc4.tsv" >"$out/vc4.log" 2>"$out/vc4.stderr" &
-pids=($!)
-run v3d42 --boards rpi4 --min-threads 2 --report "$out/v3d42.tsv" >"$out/v3d42.log" 2>"$out/v3d42.stderr" &
-pids+=($!)
-run v3d71 --boards rpi5 --min-threads 2 --report "$out/v3d71.tsv" >"$out/v3d71.log" 2>"$out/v3d71.stderr" &
-pids+=($!)
+matrix() {  # matrix GPU: the chains' shaders on that compiler, its report and log in OUT
+  local boards
+  case $1 in vc4) boards=rpi0,rpi1,rpi2,rpi3 ;; v3d42) boards=rpi4 ;; v3d71) boards=rpi5 ;; esac
+  run "$1" --boards "$boards" --min-threads 2 --report "$out/$1.tsv" >"$out/$1.log" 2>"$out/$1.stderr"
+}
 status=0
-for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-for gpu in vc4 v3d42 v3d71; do
-  grep -v '^refused' "$out/$gpu.log" || true
-  echo "  (refused by the planner, run on the cpu: $(grep -c '^refused' "$out/$gpu.log" || true); $out/$gpu.log)"
+pids=()
+for part in "${parts[@]}"; do
+  case $part in
+    vc4 | v3d42 | v3d71) matrix "$part" & pids+=("$!:$part") ;;
+    plugin | over-limit) ;;
+    *) echo "pi_compilers: unknown part '$part' (vc4, v3d42, v3d71, plugin, over-limit)" >&2; exit 2 ;;
+  esac
+done
+for entry in "${pids[@]}"; do
+  wait "${entry%%:*}" || status=1
+  gpu_name=${entry#*:}
+  grep -v '^refused' "$out/$gpu_name.log" || true
+  echo "  (refused by the planner, run on the cpu: $(grep -c '^refused' "$out/$gpu_name.log" || true); $out/$gpu_name.log)"
 done
 
 # The plugin too: the main job's elements in gst-launch-1.0 (the sysroot's, the arm64 plugin) under
@@ -79,24 +92,28 @@ plugin() {  # plugin GPU BOARD BACKEND ELEMENT...
     status=1
   fi
 }
-plugin vc4 rpi3 gles-fragment striateedges
-plugin vc4 rpi3 gles-fragment striategabor orientations=6 wavelength=8 sigma=4 gain=4
-for backend in gles-compute gles-fragment; do
-  plugin v3d42 rpi4 $backend striateedges
-  plugin v3d42 rpi4 $backend striategabor orientations=6 wavelength=8 sigma=4 gain=4
-done
+if [[ " ${parts[*]} " == *" plugin "* ]]; then
+  plugin vc4 rpi3 gles-fragment striateedges
+  plugin vc4 rpi3 gles-fragment striategabor orientations=6 wavelength=8 sigma=4 gain=4
+  for backend in gles-compute gles-fragment; do
+    plugin v3d42 rpi4 $backend striateedges
+    plugin v3d42 rpi4 $backend striategabor orientations=6 wavelength=8 sigma=4 gain=4
+  done
+fi
 
 # The check can fail: a shader over vc4's limit fails it, by name.
-set +e
-run vc4 --over-limit >"$out/over-limit.log" 2>"$out/over-limit.stderr"
-rc=$?
-set -e
-if [ $rc -eq 1 ] && grep -q "FAIL.*test-only: 48 dependent texture results kept live" "$out/over-limit.log"; then
-  echo "pi_compilers: the over-limit shader fails the check by name, as it must"
-else
-  echo "pi_compilers: FAIL the over-limit shader did not fail the check (exit $rc):"
-  cat "$out/over-limit.log"
-  status=1
+if [[ " ${parts[*]} " == *" over-limit "* ]]; then
+  set +e
+  run vc4 --over-limit >"$out/over-limit.log" 2>"$out/over-limit.stderr"
+  rc=$?
+  set -e
+  if [ $rc -eq 1 ] && grep -q "FAIL.*test-only: 48 dependent texture results kept live" "$out/over-limit.log"; then
+    echo "pi_compilers: the over-limit shader fails the check by name, as it must"
+  else
+    echo "pi_compilers: FAIL the over-limit shader did not fail the check (exit $rc):"
+    cat "$out/over-limit.log"
+    status=1
+  fi
 fi
 echo "pi_compilers: $((SECONDS - start)) s"
 exit $status

@@ -1,76 +1,159 @@
 #!/usr/bin/env bash
 # The README's test command: installs dependencies, builds, and runs every test.
-# On an x86-64 PC:
-#   1. host build (Release, NEON through SIMDe): unit, conformance, GLES, GStreamer, cli, package
-#   2. AddressSanitizer + UBSan build: the same tests (no gst-launch lines: gst-launch-1.0 is not
-#      instrumented)
-#   3. the libFuzzer targets (tests/fuzz, scripts/fuzz.sh), STRIATE_FUZZ_SECONDS (20) each
-#   4. the whole project for arm64 and armhf against Debian 12 sysroots (scripts/sysroot.sh, cached
-#      in $STRIATE_CACHE, default ~/.cache/striate), its tests under qemu-user (label cross)
-#   5. the real Raspberry Pi GPU compilers: every shader of a matrix of chains through Mesa's vc4,
-#      v3d 4.2 and v3d 7.1 compilers (the arm64 build under qemu with the noop DRM shim:
-#      scripts/pi_gpu.sh, scripts/pi_compilers.sh; docs/boards.md)
-# On a Raspberry Pi (arm64 or armhf) steps 1 to 3 build natively with real NEON; no cross builds.
+#   scripts/test.sh           everything (CI's .ci/run)
+#   scripts/test.sh --quick   the developers' inner loop, not CI: the host build, then its unit and
+#                             cpu tests, the GLES tests and the GLES conformance on the host profile
+#                             (about 2 minutes with warm caches)
+# On an x86-64 PC the builds are:
+#   build          host, Release, NEON through SIMDe: unit, conformance, GLES, GStreamer, cli, package
+#   build-san      clang, AddressSanitizer + UBSan, with the libFuzzer targets (tests/fuzz): the same
+#                  tests (no gst-launch lines: gst-launch-1.0 is not instrumented) and the fuzzers,
+#                  STRIATE_FUZZ_SECONDS (20) each
+#   build-tsan     ThreadSanitizer: the tests whose threads meet (scripts/tsan.sh)
+#   build-aarch64, build-armhf
+#                  the whole project against Debian 12 sysroots (scripts/sysroot.sh, cached in
+#                  $STRIATE_CACHE, default ~/.cache/striate), its tests under qemu-user (label cross)
+# and then one schedule (scripts/test_jobs.py) runs every test of every build, and the real Raspberry
+# Pi GPU compilers' check (Mesa's vc4, v3d 4.2 and v3d 7.1 under the noop DRM shim: scripts/pi_gpu.sh,
+# scripts/pi_compilers.sh; docs/boards.md), as jobs on all cores, the longest first. Caches, all
+# under $STRIATE_CACHE: the sysroots, ccache (compiles), Mesa's shader cache (the GLES tests'
+# llvmpipe programs) and the jobs' measured costs. A step table with seconds ends every run.
+# On a Raspberry Pi (arm64 or armhf) the host, sanitizer and ThreadSanitizer builds run natively with
+# real NEON; no cross builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=
+case ${1:-} in
+  --quick) quick=yes ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
+start=$SECONDS
+step_names=()
+step_starts=()
+step() {
+  step_names+=("$1")
+  step_starts+=($((SECONDS - start)))
+  printf '\n==== %s (%d s) ====\n' "$1" $((SECONDS - start))
+}
+table() {  # the step table: each step's seconds, then the test jobs' seconds by suite
+  local i n=${#step_names[@]} end=$((SECONDS - start))
+  printf '\n==== steps (seconds) ====\n'
+  for ((i = 0; i < n; i++)); do
+    local next=$end
+    [ $((i + 1)) -lt "$n" ] && next=${step_starts[$((i + 1))]}
+    printf '%-46s %6d\n' "${step_names[$i]}" $((next - step_starts[i]))
+  done
+  printf '%-46s %6d\n' "total" "$end"
+  if [ -n "${scheduled:-}" ]; then
+    printf '\n==== test jobs by suite (job-seconds; they ran side by side) ====\n'
+    awk '/Test +#[0-9]+: / { name = $4; sub("/.*", "", name); for (i = NF; i > 0; i--) if ($i == "sec") { s[name] += $(i - 1); n[name]++; break } }
+         END { for (k in s) printf "%-46s %6.0f  (%d jobs)\n", k, s[k], n[k] }' build-tests/jobs.log | sort
+  fi
+}
+
+step "dependencies (apt)"
 bash scripts/deps.sh
 jobs=$(nproc)
-start=$SECONDS
-step() { printf '\n==== %s (%d s) ====\n' "$1" $((SECONDS - start)); }
+cache=${STRIATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/striate}
+mkdir -p "$cache"
+# The compiler cache: paths under the tree hashed relative to it (and -ffile-prefix-map keeps
+# them out of the objects), so a clone anywhere hits the same entries.
+export CCACHE_DIR="$cache/ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
+# Mesa's shader cache for the GLES tests on llvmpipe: a program compiled by an earlier run (or by
+# another build's tests in this one) is loaded, not compiled again. The Pi compilers' check turns it
+# off: it must see every compile.
+export MESA_SHADER_CACHE_DIR="$cache/mesa-shader-cache"
+
+# The sysroots download beside the host builds (network and unpacking, little CPU).
+cross=()
+case $(dpkg --print-architecture) in
+  amd64) [ -z "$quick" ] && cross=(aarch64:arm64 armhf:armhf) ;;
+esac
+if [ ${#cross[@]} -gt 0 ]; then
+  rm -f "$cache/pi-gpu.failed"
+  mkdir -p build
+  (
+    for pair in "${cross[@]}"; do
+      bash scripts/sysroot.sh "${pair##*:}" "$cache/sysroot-${pair##*:}"
+    done
+    # The Pi GPU compilers' shims: a failed download fails their check, not the other steps.
+    bash scripts/pi_gpu.sh "$cache/sysroot-arm64" "$cache/pi-gpu" || touch "$cache/pi-gpu.failed"
+  ) >build/sysroots.log 2>&1 &
+  sysroots=$!
+fi
 
 # The one cmake line of the full build, natively and (with a toolchain file) for the boards.
 configure() {
   local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_WITH_GST=ON -DSTRIATE_WITH_GLES=ON "$@" >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_WITH_GST=ON -DSTRIATE_WITH_GLES=ON \
+        -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
 }
 
 step "host build"
 configure build -DSTRIATE_BUILD_BENCH=ON
 ninja -C build -j "$jobs"
 
-step "sanitizer build (ASan + UBSan)"
-configure build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIATE_SANITIZE=ON -DSTRIATE_BUILD_BENCH=OFF
-ninja -C build-asan -j "$jobs"
-
-cross=()
-case $(dpkg --print-architecture) in
-  amd64) cross=(aarch64:arm64 armhf:armhf) ;;
-esac
-cache=${STRIATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/striate}
-for pair in "${cross[@]}"; do
-  toolchain=${pair%%:*} arch=${pair##*:}
-  step "sysroot $arch"
-  bash scripts/sysroot.sh "$arch" "$cache/sysroot-$arch"
-  # The Pi GPU compilers' shims: a failed download fails their check below, not the other steps.
-  if [ "$arch" = arm64 ]; then bash scripts/pi_gpu.sh "$cache/sysroot-arm64" "$cache/pi-gpu" || pi_gpu_failed=yes; fi
-  step "cross build $arch"
-  configure "build-$toolchain" -DCMAKE_TOOLCHAIN_FILE="toolchains/rpi-$toolchain.cmake" \
-            -DSTRIATE_SYSROOT="$cache/sysroot-$arch" -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_HOST_BUILD="$PWD/build"
-  ninja -C "build-$toolchain" -j "$jobs"
-done
-
-status=0
-step "tests: sanitizer build"
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-   ctest --output-on-failure -j "$jobs") || status=1
-step "fuzzing (clang libFuzzer, ${STRIATE_FUZZ_SECONDS:-20} s a target)"
-bash scripts/fuzz.sh "${STRIATE_FUZZ_SECONDS:-20}" || status=1
-if [ -d build-aarch64 ]; then
-  step "the real Pi GPU compilers (vc4, v3d 4.2, v3d 7.1 under the noop DRM shim)"
-  if [ -n "${pi_gpu_failed:-}" ]; then
-    echo "pi_compilers: FAIL scripts/pi_gpu.sh could not fetch the noop DRM shims or Mesa 25 (see the sysroot arm64 step)"
+if [ -n "$quick" ]; then
+  step "tests: host, quick (unit, cpu, GLES, conformance on the host profile)"
+  status=0
+  (cd build && ctest --output-on-failure -j "$jobs" -R '^(test_core|test_reference|test_cpu|test_cpu_allocations|test_gles)$') ||
     status=1
+  (cd build && XDG_CACHE_HOME="$PWD/tests/xdg-cache" bin/test_gles_conformance --gtest_brief=1 --gtest_filter='*_host_*') ||
+    status=1
+  table
+  exit $status
+fi
+
+step "sanitizer build (clang: ASan + UBSan, the libFuzzer targets)"
+CC=clang CXX=clang++ configure build-san -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIATE_FUZZ=ON -DSTRIATE_BUILD_BENCH=OFF
+ninja -C build-san -j "$jobs"
+
+step "ThreadSanitizer build"
+configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIATE_SANITIZE_THREAD=ON -DSTRIATE_WITH_GLES=OFF \
+          -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_BUILD_TOOLS=OFF
+ninja -C build-tsan -j "$jobs"
+
+if [ ${#cross[@]} -gt 0 ]; then
+  step "sysroots (arm64, armhf) and the Pi GPU shims"
+  wait "$sysroots" || { cat build/sysroots.log; echo "test.sh: the sysroots could not be made"; exit 1; }
+  grep -E "^(sysroot|pi-gpu):" build/sysroots.log || true
+  for pair in "${cross[@]}"; do
+    toolchain=${pair%%:*} arch=${pair##*:}
+    step "cross build $arch"
+    configure "build-$toolchain" -DCMAKE_TOOLCHAIN_FILE="toolchains/rpi-$toolchain.cmake" \
+              -DSTRIATE_SYSROOT="$cache/sysroot-$arch" -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_HOST_BUILD="$PWD/build"
+    ninja -C "build-$toolchain" -j "$jobs"
+  done
+fi
+
+step "tests: every build's, one schedule on $jobs cores"
+spec=(--build host build --
+      --build san build-san ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+              "STRIATE_FUZZ_SECONDS=${STRIATE_FUZZ_SECONDS:-20}" --
+      --build tsan build-tsan --)
+for pair in "${cross[@]}"; do
+  spec+=(--build "${pair##*:}" "build-${pair%%:*}" --)
+done
+if [ -d build-aarch64 ]; then
+  if [ -e "$cache/pi-gpu.failed" ]; then
+    spec+=(--job pi/shims false)  # fails, named, where the shims could not be fetched (build/sysroots.log)
   else
-    bash scripts/pi_compilers.sh build-aarch64 "$cache/sysroot-arm64" "$cache/pi-gpu" build-aarch64/pi-compilers || status=1
+    for part in vc4 v3d42 v3d71 plugin over-limit; do
+      spec+=(--job "pi/$part" bash "$PWD/scripts/pi_compilers.sh" "$PWD/build-aarch64" "$cache/sysroot-arm64" "$cache/pi-gpu"
+             "$PWD/build-aarch64/pi-compilers" "$part")
+    done
   fi
 fi
-for pair in "${cross[@]}"; do
-  toolchain=${pair%%:*}
-  step "tests: $toolchain under qemu"
-  (cd "build-$toolchain" && ctest --output-on-failure -j "$jobs" -L cross) || status=1
-done
-# The host run goes last: its summary is the closing line.
-step "tests: host build"
-(cd build && ctest --output-on-failure -j "$jobs") || status=1
+rm -rf build-tests
+python3 scripts/test_jobs.py build-tests tests/test-costs.txt "${spec[@]}"
+# CTest's measured costs from the last run on this machine, where there are some.
+mkdir -p build-tests/Testing/Temporary
+[ -f "$cache/CTestCostData.txt" ] && cp "$cache/CTestCostData.txt" build-tests/Testing/Temporary/
+status=0
+scheduled=yes
+(cd build-tests && ctest --output-on-failure -j "$jobs") 2>&1 | tee build-tests/jobs.log || status=1
+cp build-tests/Testing/Temporary/CTestCostData.txt "$cache/" 2>/dev/null || true
 step "done"
+table
 exit $status

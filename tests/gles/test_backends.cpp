@@ -21,6 +21,7 @@
 #include "gles/compute_backend.h"
 #include "gles/fragment/fragment_backend.h"
 #include "tests/support/inputs.h"
+#include "tests/support/sanitizers.h"
 
 namespace striate {
 namespace {
@@ -311,7 +312,7 @@ TEST(Faults, AnEdgeMapBeyond4kRunsOnCpuAndTheFallbackNamesTheLimit) {
 /// A frame whose planes the process cannot allocate (a 32-bit board, a memory limit) is an error
 /// naming the frame, not an exception that ends the process (an element's streaming thread).
 TEST(Faults, OutOfMemoryWhileStartingIsAnErrorNamingTheFrame) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(STRIATE_UNDER_ASAN) || defined(STRIATE_UNDER_TSAN)
     GTEST_SKIP() << "a sanitizer reserves terabytes of address space: no address-space limit can apply";
 #else
     long pages = 0;

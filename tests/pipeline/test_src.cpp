@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/pipeline/element_support.h"
+#include "tests/support/sanitizers.h"
 
 namespace striate {
 namespace {
@@ -118,7 +119,7 @@ class LongRun : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LongRun, WithoutMemoryGrowth) {
     requirePlugin();
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(STRIATE_UNDER_ASAN)
     GTEST_SKIP() << "AddressSanitizer keeps freed memory in quarantine: resident size measures nothing here "
                     "(the release build runs this test)";
 #endif
