@@ -47,7 +47,7 @@ table() {  # the step table: each step's seconds, then the test jobs' seconds by
   printf '%-46s %6d\n' "total" "$end"
   if [ -n "${scheduled:-}" ]; then
     printf '\n==== test jobs by suite (job-seconds; they ran side by side) ====\n'
-    awk '/Test +#[0-9]+: / { name = $4; sub("/.*", "", name); for (i = NF; i > 0; i--) if ($i == "sec") { s[name] += $(i - 1); n[name]++; break } }
+    awk '/Test +#[0-9]+: / && $4 ~ /\// { name = $4; sub("/.*", "", name); for (i = NF; i > 0; i--) if ($i == "sec") { s[name] += $(i - 1); n[name]++; break } }
          END { for (k in s) printf "%-46s %6.0f  (%d jobs)\n", k, s[k], n[k] }' build-tests/jobs.log | sort
   fi
 }
