@@ -17,24 +17,29 @@ std::string glslFloat(double v) {
     if (s.find_first_of(".e") == std::string::npos) s += ".0";
     return s;
 }
+
+std::string withFileName(const std::string& name, const std::string& log) {
+    std::istringstream in(log);
+    std::string line, out;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        if (line.rfind("0:", 0) == 0) {
+            line = name + ":" + line.substr(2);
+        } else if (const std::size_t close = line.find(')'); line.rfind("0(", 0) == 0 && close != std::string::npos &&
+                                                              line.find_first_not_of("0123456789", 2) == close) {
+            line = name + ":" + line.substr(2, close - 2) + line.substr(close + 1);
+        }
+        out += (out.empty() ? "" : "; ") + line;
+    }
+    return out;
+}
+
 namespace {
 
 std::string keyOf(const std::string& name, const Defines& defines) {
     std::string key = name;
     for (const auto& [k, v] : defines) key += "|" + k + "=" + v;
     return key;
-}
-
-/// Mesa and most drivers write "0:LINE(COL): error: ..."; the file name replaces the "0".
-std::string withFileName(const std::string& name, const std::string& log) {
-    std::istringstream in(log);
-    std::string line, out;
-    while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        if (line.rfind("0:", 0) == 0) line = name + ":" + line.substr(2);
-        out += (out.empty() ? "" : "; ") + line;
-    }
-    return out;
 }
 
 /// The info log of a shader or a program, as an error naming the file.

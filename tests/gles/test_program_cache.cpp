@@ -125,6 +125,17 @@ TEST_F(Gles31ProgramCache, KeysProgramsByFileAndDefines) {
     EXPECT_EQ(cache_->size(), 3u);
 }
 
+// The logs as the drivers write them (Mesa here; NVIDIA's seen on an H200 through EGL): no context.
+TEST(ShaderLog, NamesTheFileAndLineInEachDriversFormat) {
+    EXPECT_EQ(withFileName("broken.comp", "0:3(5): error: no function with name 'undefined_function'\n"),
+              "broken.comp:3(5): error: no function with name 'undefined_function'");
+    EXPECT_EQ(withFileName("broken.comp", "0(3) : error C1503: undefined variable \"undefined_function\"\n"),
+              "broken.comp:3 : error C1503: undefined variable \"undefined_function\"");
+    EXPECT_EQ(withFileName("a.frag", "0(12) : warning C7050: x\n\n0(14) : error C0000: y\n"),
+              "a.frag:12 : warning C7050: x; a.frag:14 : error C0000: y");
+    EXPECT_EQ(withFileName("a.frag", "0(x) odd\nlink failed\n"), "0(x) odd; link failed");  // left as they are
+}
+
 TEST_F(Gles31ProgramCache, CompileErrorsNameTheFileAndLine) {
     unsigned program = 0;
     const Status s = cache_->computeFromSource(
