@@ -15,15 +15,15 @@ std::string glslFloat(double v);
 /// Preprocessor definitions prepended to a shader, in order: {"SCALE", "1.0"}.
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-/// Compiled programs keyed by file + defines (STYLE.md 4). The `#version` line follows the
-/// current context (310 es for compute; 300 es or 100 for fragment passes), then the defines, then
-/// `#line 1` so compiler messages count lines of the file itself. Use and destroy it only where
-/// its context is current.
 /// A driver's compile or link log with the shader's file name for the source string: Mesa's
 /// "0:3(5): error: ..." and NVIDIA's "0(3) : error C1503: ..." both become "FILE:3...", lines
 /// joined by "; ".
 std::string withFileName(const std::string& file, const std::string& log);
 
+/// Compiled programs keyed by file + defines (STYLE.md 4). The `#version` line follows the
+/// current context (310 es for compute; 300 es or 100 for fragment passes), then the defines, then
+/// `#line 1` so compiler messages count lines of the file itself. Use and destroy it only where
+/// its context is current.
 class ProgramCache {
 public:
     explicit ProgramCache(int glesMajor, int glesMinor) : major_(glesMajor), minor_(glesMinor) {}

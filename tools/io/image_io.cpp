@@ -337,8 +337,7 @@ Status checkOutput(const std::string& path, bool image) {
 }
 
 Status writeGray(const std::string& path, ImageView<const std::uint8_t> image) {
-    const auto endsWith = [&](const char* ext) { return hasExtension(path, ext); };
-    if (endsWith(".png")) {
+    if (hasExtension(path, ".png")) {
         png_image img{};
         img.version = PNG_IMAGE_VERSION;
         img.width = image.width;
@@ -348,7 +347,7 @@ Status writeGray(const std::string& path, ImageView<const std::uint8_t> image) {
             return Status::error("cannot write '" + path + "': " + img.message);
         return {};
     }
-    if (endsWith(".pgm")) {
+    if (hasExtension(path, ".pgm")) {
         std::FILE* f = std::fopen(path.c_str(), "wb");
         if (!f) return Status::error("cannot write '" + path + "': " + std::strerror(errno));
         bool ok = std::fprintf(f, "P5\n%d %d\n255\n", image.width, image.height) > 0;
