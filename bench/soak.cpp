@@ -2,13 +2,9 @@
 // appsink, in this process), sampling the resident size and the GL objects alive, as CSV. A
 // benchmark (bench/soak.sh runs every element and backend and writes the curves), not a test.
 //
-// GL objects are counted by interposition: this program exports glGen*/glCreate*/glDelete* and
-// eglDestroyContext, so the plugin's calls (resolved through the global symbol scope) reach these
-// counting wrappers first, which forward to the real functions (dlsym RTLD_NEXT), as tracing tools
-// do. Objects are keyed by their EGL context; destroying a context drops its objects.
-#include <EGL/egl.h>
-#include <GLES3/gl31.h>
-#include <dlfcn.h>
+// GL objects are counted by interposition (tests/support/gl_accounting.h): this program links and
+// exports the counting wrappers, so the plugin's calls (resolved through the global symbol scope)
+// reach them first.
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <unistd.h>
@@ -16,54 +12,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <map>
-#include <mutex>
-#include <set>
 #include <string>
-#include <utility>
+
+#include "tests/support/gl_accounting.h"
 
 namespace {
-
-std::mutex objectsMutex;
-std::map<std::pair<EGLContext, int>, std::set<GLuint>>& liveObjects() {  // (context, kind) -> names
-    static std::map<std::pair<EGLContext, int>, std::set<GLuint>> objects;
-    return objects;
-}
-
-enum Kind { Texture, Framebuffer, Buffer, Renderbuffer, Program, Shader };
-
-template <class F>
-F real(const char* name) {
-    static_assert(sizeof(F) == sizeof(void*));
-    void* p = dlsym(RTLD_NEXT, name);
-    if (!p) {
-        std::fprintf(stderr, "striate-soak: no %s to forward to\n", name);
-        std::abort();
-    }
-    F f;
-    std::memcpy(&f, &p, sizeof f);
-    return f;
-}
-
-void added(int kind, GLsizei n, const GLuint* names) {
-    std::lock_guard lock(objectsMutex);
-    auto& set = liveObjects()[{eglGetCurrentContext(), kind}];
-    for (GLsizei i = 0; i < n; ++i) set.insert(names[i]);
-}
-
-void removed(int kind, GLsizei n, const GLuint* names) {
-    std::lock_guard lock(objectsMutex);
-    auto& set = liveObjects()[{eglGetCurrentContext(), kind}];
-    for (GLsizei i = 0; i < n; ++i) set.erase(names[i]);
-}
-
-std::size_t liveCount() {
-    std::lock_guard lock(objectsMutex);
-    std::size_t n = 0;
-    for (const auto& [key, names] : liveObjects()) n += names.size();
-    return n;
-}
 
 long residentKb() {
     long pages = 0, resident = 0;
@@ -75,60 +28,6 @@ long residentKb() {
 }
 
 } // namespace
-
-// The interposed entry points (C linkage, exported: the executable is linked with ENABLE_EXPORTS).
-#define STRIATE_GEN(fn, kind)                                                        \
-    extern "C" void fn(GLsizei n, GLuint* names) {                                   \
-        static const auto next = real<void (*)(GLsizei, GLuint*)>(#fn);             \
-        next(n, names);                                                              \
-        added(kind, n, names);                                                       \
-    }
-#define STRIATE_DELETE(fn, kind)                                                     \
-    extern "C" void fn(GLsizei n, const GLuint* names) {                             \
-        static const auto next = real<void (*)(GLsizei, const GLuint*)>(#fn);       \
-        removed(kind, n, names);                                                     \
-        next(n, names);                                                              \
-    }
-STRIATE_GEN(glGenTextures, Texture)
-STRIATE_DELETE(glDeleteTextures, Texture)
-STRIATE_GEN(glGenFramebuffers, Framebuffer)
-STRIATE_DELETE(glDeleteFramebuffers, Framebuffer)
-STRIATE_GEN(glGenBuffers, Buffer)
-STRIATE_DELETE(glDeleteBuffers, Buffer)
-STRIATE_GEN(glGenRenderbuffers, Renderbuffer)
-STRIATE_DELETE(glDeleteRenderbuffers, Renderbuffer)
-
-extern "C" GLuint glCreateProgram() {
-    static const auto next = real<GLuint (*)()>("glCreateProgram");
-    const GLuint p = next();
-    added(Program, 1, &p);
-    return p;
-}
-extern "C" void glDeleteProgram(GLuint p) {
-    static const auto next = real<void (*)(GLuint)>("glDeleteProgram");
-    removed(Program, 1, &p);
-    next(p);
-}
-extern "C" GLuint glCreateShader(GLenum type) {
-    static const auto next = real<GLuint (*)(GLenum)>("glCreateShader");
-    const GLuint s = next(type);
-    added(Shader, 1, &s);
-    return s;
-}
-extern "C" void glDeleteShader(GLuint s) {
-    static const auto next = real<void (*)(GLuint)>("glDeleteShader");
-    removed(Shader, 1, &s);
-    next(s);
-}
-extern "C" EGLBoolean eglDestroyContext(EGLDisplay display, EGLContext context) {
-    static const auto next = real<EGLBoolean (*)(EGLDisplay, EGLContext)>("eglDestroyContext");
-    {
-        std::lock_guard lock(objectsMutex);
-        for (auto it = liveObjects().begin(); it != liveObjects().end();)
-            it = it->first.first == context ? liveObjects().erase(it) : std::next(it);
-    }
-    return next(display, context);
-}
 
 int main(int argc, char** argv) {
     std::string element = "striateedges", backend = "cpu", size = "64x48";
@@ -186,7 +85,7 @@ int main(int argc, char** argv) {
     while (GstSample* s = gst_app_sink_pull_sample(GST_APP_SINK(sink))) {
         gst_sample_unref(s);
         if (++n % every == 0 || n == 1)
-            std::printf("%ld,%ld,%zu,%.2f\n", n, residentKb(), liveCount(),
+            std::printf("%ld,%ld,%zu,%.2f\n", n, residentKb(), striate::testing::glAccount().liveObjects,
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     gchar* active = nullptr;

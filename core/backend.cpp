@@ -1,7 +1,7 @@
 #include "core/backend.h"
 
 #include <algorithm>
-
+#include <cstdio>
 #include <string>
 
 namespace striate {
@@ -14,6 +14,15 @@ Status validateFrameFormat(const FrameFormat& format, int maxDimension) {
         return Status::error("frame size " + std::to_string(format.width) + "x" + std::to_string(format.height) +
                              " exceeds the limit of " + std::to_string(maxDimension) + " pixels per side");
     return {};
+}
+
+std::string describeBytes(std::size_t bytes) {
+    if (bytes < 1024) return std::to_string(bytes) + " B";
+    char text[32];
+    const double kib = bytes / 1024.0;
+    if (kib < 1024) std::snprintf(text, sizeof text, "%.1f KiB", kib);
+    else std::snprintf(text, sizeof text, "%.1f MiB", kib / 1024);
+    return text;
 }
 
 Status checkFrameSize(int width, int height, const FrameFormat& configured) {

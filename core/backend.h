@@ -41,6 +41,16 @@ struct Output8 {
     Encoding encoding;
 };
 
+/// What a configured backend holds for its frames, in bytes: GPU textures, buffers and
+/// renderbuffers, and host planes and scratch (DESIGN.md: memory is planned, not found).
+struct MemoryUse {
+    std::size_t gpu = 0;
+    std::size_t host = 0;
+};
+
+/// Bytes as people read them: "512 B", "7.9 MiB".
+std::string describeBytes(std::size_t bytes);
+
 /// Largest width or height any backend accepts; GPU backends lower it to their texture limit.
 inline constexpr int kMaxDimension = 1 << 15;
 
@@ -65,6 +75,8 @@ public:
     /// What --explain prints after the backend's name, for the configured chain: the kernels or
     /// passes that run it, one line each ("" for none).
     virtual std::string explain() const { return {}; }
+    /// What the configured backend holds for its frames (nothing before configure()).
+    virtual MemoryUse memory() const { return {}; }
     virtual Status validate(const Chain& chain, const FrameFormat& format) const = 0;
     virtual Status configure(const Chain& chain, const FrameFormat& format) = 0;
     virtual Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;

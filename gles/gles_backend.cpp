@@ -17,6 +17,28 @@ const std::array<float, 256>& unitValues() {
     return table;
 }
 
+bool probeRedReadback() {
+    GLint framebuffer = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);  // the caller's, in a shared context
+    GLuint texture = 0, fbo = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, 4, 4, 0, GL_RED, GL_FLOAT, nullptr);
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    GLint readFormat = 0, readType = 0;
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
+        glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_FORMAT, &readFormat);
+        glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_TYPE, &readType);
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer));
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &texture);
+    glGetError();  // a format this driver refused is an answer, not a failure
+    return readFormat == GL_RED && readType == GL_FLOAT;
+}
+
 const char* glErrorName(unsigned error) {
     switch (error) {
     case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
@@ -123,9 +145,35 @@ Status GlesBackend::glStatus(const char* during) const {
     return {};
 }
 
+namespace {
+/// Rows per glTexSubImage2D of uploadUnitValues().
+constexpr int kUploadRows = 32;
+} // namespace
+
 void GlesBackend::resetOutputs(bool complex) {
     real_.reset(format_.width, format_.height);
     if (complex) complex_.reset(format_.width, format_.height);
+    unitBand_.assign(static_cast<std::size_t>(format_.width) * std::min(kUploadRows, format_.height), 0.0f);
+}
+
+void GlesBackend::uploadUnitValues(ImageView<const std::uint8_t> luma) {
+    const std::array<float, 256>& unit = unitValues();
+    const int W = luma.width, H = luma.height;
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    for (int y0 = 0; y0 < H; y0 += kUploadRows) {
+        const int rows = std::min(kUploadRows, H - y0);
+        for (int y = 0; y < rows; ++y) {
+            const std::uint8_t* in = luma.row(y0 + y);
+            float* out = &unitBand_[static_cast<std::size_t>(y) * W];
+            for (int x = 0; x < W; ++x) out[x] = unit[in[x]];
+        }
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, W, rows, GL_RED, GL_FLOAT, unitBand_.data());
+    }
+}
+
+std::size_t GlesBackend::hostBytes() const {
+    return sizeof(float) * (real_.stride() * real_.height() + unitBand_.size()) +
+           sizeof(Complex32) * complex_.stride() * complex_.height();
 }
 
 ChainOutput GlesBackend::output(bool complex) {

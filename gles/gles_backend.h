@@ -31,6 +31,10 @@ Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTe
 /// GLES backends start from exactly (a shader division need not round correctly).
 const std::array<float, 256>& unitValues();
 
+/// Whether an R32F texture completes a framebuffer and reads back as GL_RED / GL_FLOAT in the
+/// current context (4 bytes a pixel; else a float result is read as RGBA or through a buffer).
+bool probeRedReadback();
+
 /// The name of a GL error code ("GL_INVALID_OPERATION"), for messages.
 const char* glErrorName(unsigned error);
 
@@ -119,8 +123,13 @@ protected:
     /// The frame's output from the read-back planes: real_, or complex_ (filled by the caller)
     /// with its magnitude written into real_.
     ChainOutput output(bool complex);
-    /// Sizes the read-back planes for the configured format.
+    /// Sizes the read-back planes and the upload band for the configured format.
     void resetOutputs(bool complex);
+    /// Bytes of the read-back planes and the upload band.
+    std::size_t hostBytes() const;
+    /// Uploads the frame's unit values unitValues()[c] into the bound R32F texture, a band of
+    /// rows at a time (the host holds a band, not a float frame).
+    void uploadUnitValues(ImageView<const std::uint8_t> luma);
 
     std::unique_ptr<EglContext> ctx_;  // null: someone else's context (shared_) or none yet
     bool shared_ = false;              // runs in the context current on the caller's thread
@@ -133,6 +142,7 @@ protected:
     DriverLog driverLog_;
     Image<float> real_;
     Image<Complex32> complex_;
+    std::vector<float> unitBand_;
 
 private:
     std::vector<unsigned> heard_;  // programs whose first use the driver log has heard

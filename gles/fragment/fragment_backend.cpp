@@ -77,13 +77,7 @@ void FragmentBackend::init() {
             releaseGl();
         }
         // A real float result read back from R32F, where the driver reads it as GL_RED / GL_FLOAT.
-        const ProbeTarget red(GL_R32F, GL_RED, GL_FLOAT);
-        GLint readFormat = 0, readType = 0;
-        if (red.complete()) {
-            glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_FORMAT, &readFormat);
-            glGetIntegerv(GL_IMPLEMENTATION_COLOR_READ_TYPE, &readType);
-        }
-        caps_.redReadback = readFormat == GL_RED && readType == GL_FLOAT;
+        caps_.redReadback = probeRedReadback();
     }
     // The hysteresis's stencil buffer on RGBA8 class planes: STENCIL_INDEX8 alone (GLES 2.0
     // core), else packed depth and stencil (GLES 3.0 core, OES_packed_depth_stencil on GLES 2.0:
@@ -138,9 +132,9 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     for (Step& step : plan_.steps)
         for (Draw& d : step.draws) compile(d);
     const int W = format.width, H = format.height;
-    readback8_.resize(static_cast<std::size_t>(4) * W * H);
-    readbackF_.resize(packed_ ? 0 : static_cast<std::size_t>(4) * W * H);
-    unitUpload_.resize(packed_ ? 0 : static_cast<std::size_t>(W) * H);
+    // Host planes for the read-back where the result is not read straight into real_ as R32F.
+    readback8_.resize(packed_ ? static_cast<std::size_t>(4) * W * H : 0);
+    readbackF_.resize(packed_ || plan_.redResult > 0 ? 0 : static_cast<std::size_t>(4) * W * H);
     resetOutputs(plan_.complexOutput);
     failure_ = glStatus("while configuring");
     return failure_;
@@ -160,10 +154,7 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         }
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE, pixels);
     } else {
-        const std::array<float, 256>& unit = unitValues();
-        for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x) unitUpload_[static_cast<std::size_t>(y) * W + x] = unit[luma.row(y)[x]];
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_FLOAT, unitUpload_.data());
+        uploadUnitValues(luma);
     }
 
     beginDraws();

@@ -111,7 +111,7 @@ private:
     };
     StencilBuffer stencil_;
     std::vector<std::uint8_t> lumaUpload_, readback8_, classesBefore_, classesAfter_;  // reused across frames
-    std::vector<float> readbackF_, unitUpload_;
+    std::vector<float> readbackF_;
     // processTexture: the borrowed input texture, an RGBA8 plane of its luma (in texel.r), and the
     // borrowed output texture with a framebuffer of ours.
     int inputPlane_ = -1, importPlane_ = -1, outputPlane_ = -1;

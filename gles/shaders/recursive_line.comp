@@ -3,11 +3,14 @@
 // (ALGORITHMS.md 2.3, 3.2, 3.3; docs/algorithms.md for the cascade form). One invocation per
 // line. COMPLEX_IN reads an imaginary input plane too; COMPLEX_OUT writes one (a Gaussian's
 // output is real). The causal output is stored and read back by the same invocation, which the
-// GLSL memory model orders.
+// GLSL memory model orders. IN_PLACE: the input is the output images' own contents (COMPLEX_IN
+// equal to COMPLEX_OUT); each sample is read before the causal pass overwrites it.
 layout(local_size_x = 64) in;
+#if !IN_PLACE
 layout(binding = 0) uniform highp sampler2D srcRe;
 #if COMPLEX_IN
 layout(binding = 1) uniform highp sampler2D srcIm;
+#endif
 #endif
 layout(r32f, binding = 0) uniform highp image2D dstRe;
 #if COMPLEX_OUT
@@ -28,14 +31,6 @@ highp vec2 cmul(highp vec2 a, highp vec2 b) { return vec2(a.x * b.x - a.y * b.y,
 #define AT(i) ivec2(line, i)
 #endif
 
-highp vec2 sampleAt(int line, int i) {
-#if COMPLEX_IN
-    return vec2(texelFetch(srcRe, AT(i), 0).r, texelFetch(srcIm, AT(i), 0).r);
-#else
-    return vec2(texelFetch(srcRe, AT(i), 0).r, 0.0);
-#endif
-}
-
 void store(int line, int i, highp vec2 v) {
     imageStore(dstRe, AT(i), vec4(v.x, 0.0, 0.0, 0.0));
 #if COMPLEX_OUT
@@ -51,8 +46,20 @@ highp vec2 stored(int line, int i) {
 #endif
 }
 
+#if IN_PLACE
+highp vec2 sampleAt(int line, int i) { return stored(line, i); }
+#else
+highp vec2 sampleAt(int line, int i) {
+#if COMPLEX_IN
+    return vec2(texelFetch(srcRe, AT(i), 0).r, texelFetch(srcIm, AT(i), 0).r);
+#else
+    return vec2(texelFetch(srcRe, AT(i), 0).r, 0.0);
+#endif
+}
+#endif
+
 void main() {
-    ivec2 size = textureSize(srcRe, 0);
+    ivec2 size = imageSize(dstRe);
     int line = int(gl_GlobalInvocationID.x);
 #if AXIS == 0
     int n = size.x;

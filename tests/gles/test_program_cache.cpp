@@ -45,13 +45,13 @@ using Gles31ProgramCache = ProgramCacheTest;
 using GlesWithoutComputeProgramCache = ProgramCacheTest;
 
 TEST(ShaderFiles, AreEmbedded) {
-    EXPECT_TRUE(shaderFile("luma_to_unit.comp"));
+    EXPECT_TRUE(shaderFile("hysteresis_gate.comp"));
     EXPECT_FALSE(shaderFile("nope.comp"));
 }
 
 TEST_F(GlesWithoutComputeProgramCache, ComputeProgramsAreRefusedNamingTheContext) {
     unsigned program = 0;
-    const Status s = cache_->compute("luma_to_unit.comp", {}, &program);
+    const Status s = cache_->compute("hysteresis_gate.comp", {}, &program);
     ASSERT_FALSE(s);
     EXPECT_NE(s.message().find("compute shaders need GLES 3.1, this context is " +
                                std::string(expectation() == "es2" ? "2.0" : "3.0")),
@@ -70,52 +70,10 @@ TEST_F(ProgramCacheTest, FragmentProgramsCompileOnThisContext) {
     EXPECT_NE(s.message().find("shader broken does not compile"), std::string::npos) << s.message();
 }
 
-TEST_F(Gles31ProgramCache, LumaToUnitPassGivesTheReferenceUnitValues) {
-    const int W = 37, H = 23;  // odd sizes: partial workgroups at both edges
-    std::vector<unsigned char> luma(W * H);
-    for (int i = 0; i < W * H; ++i) luma[i] = static_cast<unsigned char>((i * 7) & 255);
-    unsigned program = 0;
-    ASSERT_TRUE(cache_->compute("luma_to_unit.comp", {}, &program));
-    GLuint tex[2];
-    glGenTextures(2, tex);
-    glBindTexture(GL_TEXTURE_2D, tex[0]);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R8, W, H);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_UNSIGNED_BYTE, luma.data());
-    glBindTexture(GL_TEXTURE_2D, tex[1]);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, W, H);
-    float table[256];
-    for (int c = 0; c < 256; ++c) table[c] = static_cast<float>(c / 255.0);
-    GLuint tableBuffer = 0;
-    glGenBuffers(1, &tableBuffer);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, tableBuffer);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof table, table, GL_STATIC_DRAW);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, tableBuffer);
-    glUseProgram(program);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, tex[0]);
-    glBindImageTexture(0, tex[1], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
-    glDispatchCompute((W + 15) / 16, (H + 15) / 16, 1);
-    glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT);
-    GLuint fbo = 0;
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex[1], 0);
-    ASSERT_EQ(glCheckFramebufferStatus(GL_FRAMEBUFFER), static_cast<GLenum>(GL_FRAMEBUFFER_COMPLETE));
-    std::vector<float> rgba(4 * W * H);
-    glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, rgba.data());  // the combination GLES guarantees for float
-    ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
-    for (int i = 0; i < W * H; ++i)  // exactly the reference's float(value / 255)
-        ASSERT_EQ(rgba[4 * i], static_cast<float>(luma[i] / 255.0)) << "pixel " << i;
-    glDeleteBuffers(1, &tableBuffer);
-    glDeleteFramebuffers(1, &fbo);
-    glDeleteTextures(2, tex);
-}
-
 TEST_F(Gles31ProgramCache, KeysProgramsByFileAndDefines) {
     unsigned a = 0, b = 0, c = 0, d = 0;
-    ASSERT_TRUE(cache_->compute("luma_to_unit.comp", {}, &a));
-    ASSERT_TRUE(cache_->compute("luma_to_unit.comp", {}, &b));
+    ASSERT_TRUE(cache_->compute("hysteresis_gate.comp", {}, &a));
+    ASSERT_TRUE(cache_->compute("hysteresis_gate.comp", {}, &b));
     EXPECT_EQ(a, b);
     EXPECT_EQ(cache_->size(), 1u);
     const std::string source = "layout(local_size_x = N) in;\nvoid main() {}\n";

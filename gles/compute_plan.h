@@ -1,0 +1,140 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/chain.h"
+#include "core/plan.h"
+#include "gles/gles_backend.h"
+#include "gles/limits.h"
+#include "gles/program_cache.h"
+
+/// gles-compute's plan of a chain (DESIGN.md): its planes, buffers, programs and the dispatches of
+/// each frame, made by ComputePlanner without a GL call (tested without a context), then made real
+/// and replayed by ComputeBackend. The planner gives every value a plane of its own; then each
+/// plane's life (its first and last pass) is found and planes of one format whose lives do not
+/// overlap share a texture (core/liveness.h), as a register allocator shares registers.
+/// Recursive passes along columns run in place, and the frame arrives as R32F unit values, so a
+/// blur holds two planes and Canny two float and two integer ones.
+namespace striate::gles {
+
+/// Invocations of box_blur.comp's workgroup (one per line): the most gles-compute needs.
+inline constexpr int kBoxWorkgroup = 256;
+
+/// A texture of the frame's size.
+struct ComputePlane {
+    enum class Format { R8, R32F, R32UI };
+    Format format = Format::R32F;
+    unsigned texture = 0;  ///< set by the backend
+};
+
+/// A buffer: the read-back, the hysteresis gate's two, the unit table, the box scratch, taps.
+struct ComputeBuffer {
+    bool indirect = false;    ///< GL_DISPATCH_INDIRECT_BUFFER, else a shader storage buffer
+    std::size_t bytes = 0;
+    std::vector<float> data;  ///< initial contents (empty: none)
+    unsigned buffer = 0;      ///< set by the backend
+};
+
+/// What a pass binds: a plane as a sampler (texelFetch) or an image, or a storage buffer.
+struct ComputeBinding {
+    enum class Kind { Sampler, Image, Buffer };
+    enum class Access { Read, Write, ReadWrite };
+    Kind kind = Kind::Sampler;
+    int slot = 0;   ///< texture unit, image unit or storage-buffer binding
+    int index = 0;  ///< plane or buffer
+    Access access = Access::Read;
+};
+
+struct ComputeUniform {
+    enum class Type { Float, Int, Uint, Vec2, Uvec2 };
+    std::string name;
+    Type type = Type::Float;
+    std::vector<float> f;     ///< Float, Vec2 (pairs)
+    std::vector<unsigned> u;  ///< Int, Uint, Uvec2
+    int location = -1;        ///< set by the backend at configure time
+};
+
+/// One dispatch of a program of the plan.
+struct ComputePass {
+    int program = -1;  ///< index into ComputePlan::programs
+    std::vector<ComputeBinding> bindings;
+    std::vector<ComputeUniform> uniforms;
+    int groupsX = 1, groupsY = 1;
+    bool indirect = false;  ///< the grid comes from the plan's indirect buffer
+};
+
+/// Passes run once, or (hysteresis) repeated until a pass changes nothing: the gate pass writes
+/// the next pass's grid into the indirect buffer, zero once the `changed` buffer stays clear.
+struct ComputeStep {
+    std::vector<ComputePass> passes;
+    bool repeatUntilStable = false;
+};
+
+struct ComputeProgram {
+    std::string file;
+    Defines defines;
+    unsigned program = 0;  ///< set by the backend
+};
+
+struct ComputePlan {
+    std::vector<ComputePlane> planes;
+    std::vector<ComputeBuffer> buffers;
+    std::vector<ComputeProgram> programs;
+    std::vector<ComputeStep> steps;
+    std::vector<PassInfo> passes;  ///< what --explain shows, one per dispatch
+    int luma = -1;                 ///< the R32F plane the frame's unit values are uploaded to
+    int result = -1;               ///< the R32F plane read back through a framebuffer, or
+    int readback = -1;             ///< the buffer the result is stored to and read back from
+    int changed = -1, indirect = -1;  ///< the hysteresis gate's buffers (-1: no hysteresis)
+    bool complexOutput = false;
+    Status failure;
+
+    /// GPU memory the plan holds: its textures and buffers, in bytes, at `format`.
+    std::size_t bytes(const FrameFormat& format) const;
+};
+
+/// Plans a chain for gles-compute (GLES 3.1) at one frame size within `limits`: no GL call.
+class ComputePlanner {
+public:
+    /// redReadback: an R32F framebuffer reads back as GL_RED / GL_FLOAT here (else the result is
+    /// stored to a buffer first).
+    ComputePlanner(const GpuLimits& limits, const FrameFormat& format, bool redReadback, ComputePlan* plan)
+        : limits_(limits), format_(format), redReadback_(redReadback), plan_(plan) {}
+    void planChain(const Chain& chain);
+
+private:
+    using Format = ComputePlane::Format;
+    using Access = ComputeBinding::Access;
+    /// A new value's plane (storage is shared afterwards, by share()).
+    int plane(Format format);
+    /// Each plane's life in the passes, then planes of one format that never overlap as one.
+    void share();
+    int buffer(std::size_t bytes, std::vector<float> data = {}, bool indirect = false);
+    /// A dispatch of FILE with DEFINES; `writes` is what --explain says it writes.
+    ComputePass& dispatch(const std::string& file, const Defines& defines, int gx, int gy, const std::string& writes);
+    static void sampler(ComputePass& p, int unit, int plane);
+    static void image(ComputePass& p, int unit, int plane, Access access);
+    static void storage(ComputePass& p, int binding, int buffer);
+    static void uniform(ComputePass& p, const std::string& name, float v);
+    static void uniformInt(ComputePass& p, const std::string& name, int v);
+    static void uniformUint(ComputePass& p, const std::string& name, unsigned v);
+    static void cascade(ComputePass& p, const CascadeFloat& f);
+
+    int blur(const BlurPlan& plan, int in);
+    /// A Gabor stage into a new plane; a MaxEnergy bank writes each pixel's NMS sector to `sector`.
+    int gabor(const GaborPlan& plan, int in, int sector = -1);
+    int edges(const EdgeSpec& spec, const StagePlan& plan, int in);
+    void hysteresis(int classes);
+
+    GpuLimits limits_;
+    FrameFormat format_;
+    bool redReadback_;
+    ComputePlan* plan_;
+    int keptRe_ = -1, keptIm_ = -1;  // a complex output's planes
+    int boxScratch_ = -1;
+};
+
+} // namespace striate::gles

@@ -1,0 +1,118 @@
+// gles-compute's planner without a GLES context (the no-display run includes these tests): the
+// passes a chain becomes, the planes shared by liveness, and the GPU memory a plan holds.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "board/profile.h"
+#include "core/chain.h"
+#include "gles/compute_plan.h"
+
+namespace striate {
+namespace {
+
+constexpr FrameFormat k1080p{1920, 1080};
+constexpr double kMiB = 1024.0 * 1024.0;
+
+gles::ComputePlan planOf(const std::string& text, FrameFormat format = k1080p, bool redReadback = true) {
+    Chain chain;
+    EXPECT_TRUE(parseChain(text, &chain)) << text;
+    gles::ComputePlan plan;
+    gles::ComputePlanner(findBoardProfile("rpi4")->limits, format, redReadback, &plan).planChain(chain);
+    EXPECT_TRUE(plan.failure) << plan.failure.message();
+    return plan;
+}
+
+int planesOf(const gles::ComputePlan& plan, gles::ComputePlane::Format format) {
+    int n = 0;
+    for (const gles::ComputePlane& p : plan.planes) n += p.format == format;
+    return n;
+}
+
+/// Every binding names a plane, buffer or program of the plan; no pass reads a plane through a
+/// sampler that it also writes as an image (shared storage never aliases a pass's input and
+/// output); one --explain line per dispatch.
+void expectWellFormed(const gles::ComputePlan& plan) {
+    std::size_t dispatches = 0;
+    for (const gles::ComputeStep& step : plan.steps)
+        for (const gles::ComputePass& pass : step.passes) {
+            ++dispatches;
+            ASSERT_GE(pass.program, 0);
+            ASSERT_LT(pass.program, static_cast<int>(plan.programs.size()));
+            std::set<int> sampled, imaged;
+            for (const gles::ComputeBinding& b : pass.bindings) {
+                const std::size_t count = b.kind == gles::ComputeBinding::Kind::Buffer ? plan.buffers.size() : plan.planes.size();
+                ASSERT_GE(b.index, 0);
+                ASSERT_LT(b.index, static_cast<int>(count));
+                if (b.kind == gles::ComputeBinding::Kind::Sampler) sampled.insert(b.index);
+                if (b.kind == gles::ComputeBinding::Kind::Image) imaged.insert(b.index);
+            }
+            for (int p : sampled) EXPECT_EQ(imaged.count(p), 0u) << plan.programs[pass.program].file << " samples plane " << p << " that it writes";
+        }
+    EXPECT_EQ(plan.passes.size(), dispatches);
+}
+
+TEST(ComputePlan, ABlurHoldsTwoFloatPlanes) {
+    // The frame's unit values and the rows' result; the columns' result reuses the frame's plane
+    // (direct) or the rows' (recursive, in place), and the result is read through a framebuffer.
+    for (const char* chain : {"blur sigma=2", "blur sigma=8 method=recursive", "blur sigma=8 method=boxes"}) {
+        const gles::ComputePlan plan = planOf(chain);
+        expectWellFormed(plan);
+        EXPECT_EQ(plan.planes.size(), 2u) << chain;
+        EXPECT_EQ(plan.readback, -1) << chain;
+        EXPECT_LE(plan.bytes(k1080p) / kMiB, 16.0) << chain;
+    }
+}
+
+TEST(ComputePlan, CannyHoldsTwoFloatAndTwoIntegerPlanes) {
+    const gles::ComputePlan plan = planOf("edges");
+    expectWellFormed(plan);
+    EXPECT_EQ(planesOf(plan, gles::ComputePlane::Format::R32F), 2);
+    EXPECT_EQ(planesOf(plan, gles::ComputePlane::Format::R32UI), 2);
+    EXPECT_LE(plan.bytes(k1080p) / kMiB, 32.0);
+    int repeated = 0;
+    for (const gles::ComputeStep& s : plan.steps) repeated += s.repeatUntilStable;
+    EXPECT_EQ(repeated, 1) << "the hysteresis: one step repeated until stable";
+}
+
+TEST(ComputePlan, AGaborBankKeepsOneRunningMaximum) {
+    // Input, DC plane, running maximum, and one orientation's complex pair at a time.
+    const gles::ComputePlan plan = planOf("gabor sigma=4 wavelength=8 orientations=6");
+    expectWellFormed(plan);
+    EXPECT_EQ(plan.planes.size(), 5u);
+    EXPECT_LE(plan.bytes(k1080p) / kMiB, 48.0);
+}
+
+TEST(ComputePlan, PlanesDoNotGrowWithTheChain) {
+    // Later stages reuse the planes earlier ones no longer need.
+    const std::size_t one = planOf("blur sigma=2").planes.size();
+    const std::size_t three = planOf("blur sigma=2 ! blur sigma=3 ! blur sigma=4 method=recursive").planes.size();
+    EXPECT_EQ(one, three);
+}
+
+TEST(ComputePlan, AComplexResultOrOneWithoutRedReadbackGoesThroughABuffer) {
+    const gles::ComputePlan complex = planOf("gabor output=complex");
+    expectWellFormed(complex);
+    EXPECT_GE(complex.readback, 0);
+    EXPECT_EQ(complex.result, -1);
+    EXPECT_EQ(complex.buffers[complex.readback].bytes, sizeof(float) * 2 * 1920 * 1080);
+    const gles::ComputePlan stored = planOf("blur", k1080p, false);
+    expectWellFormed(stored);
+    EXPECT_GE(stored.readback, 0);
+    EXPECT_EQ(stored.passes.back().name, "store.comp COMPLEX=0");
+}
+
+TEST(ComputePlan, EveryStageAndOutputIsWellFormed) {
+    for (const char* chain : {"blur method=direct", "blur method=boxes sigma=5", "blur method=recursive sigma=5",
+                              "gabor method=direct sigma=2", "gabor sigma=4 orientations=4", "gabor output=phase",
+                              "gabor output=real", "edges output=strength", "edges output=overlay",
+                              "edges method=gabor output=overlay", "blur sigma=1 ! gabor ! edges"})
+        for (FrameFormat f : {FrameFormat{1, 1}, FrameFormat{33, 7}, k1080p}) {
+            SCOPED_TRACE(std::string(chain) + " at " + std::to_string(f.width) + "x" + std::to_string(f.height));
+            expectWellFormed(planOf(chain, f));
+        }
+}
+
+} // namespace
+} // namespace striate
