@@ -79,17 +79,18 @@ void FragmentBackend::init() {
         // A real float result read back from R32F, where the driver reads it as GL_RED / GL_FLOAT.
         caps_.redReadback = probeRedReadback();
     }
-    // The hysteresis's stencil buffer on RGBA8 class planes: STENCIL_INDEX8 alone (GLES 2.0
+    // The hysteresis's stencil buffer on the class planes: STENCIL_INDEX8 alone (GLES 2.0
     // core), else packed depth and stencil (GLES 3.0 core, OES_packed_depth_stencil on GLES 2.0:
-    // what VideoCore IV offers), attached as depth and as stencil; either may not complete an
-    // RGBA8 framebuffer on a given driver, so each is tried.
+    // what VideoCore IV offers), attached as depth and as stencil; either may not complete a
+    // class plane's framebuffer on a given driver, so each is tried.
     const char* extensions = reinterpret_cast<const char*>(glGetString(GL_EXTENSIONS));
     const bool packedDepthStencil =
         info_.major >= 3 || (extensions && std::strstr(extensions, "GL_OES_packed_depth_stencil") != nullptr);
     std::vector<std::pair<GLenum, std::vector<unsigned>>> options{{GL_STENCIL_INDEX8, {GL_STENCIL_ATTACHMENT}}};
     if (packedDepthStencil) options.push_back({GL_DEPTH24_STENCIL8, {GL_DEPTH_ATTACHMENT, GL_STENCIL_ATTACHMENT}});
     for (const auto& [format, attachments] : options) {
-        const ProbeTarget classes(GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE);
+        // The class planes' format (plan_edges.cpp): RGBA8 where packed, else R8.
+        const ProbeTarget classes(packed_ ? GL_RGBA : GL_R8, packed_ ? GL_RGBA : GL_RED, GL_UNSIGNED_BYTE);
         GLuint rb = 0;
         glGenRenderbuffers(1, &rb);
         glBindRenderbuffer(GL_RENDERBUFFER, rb);
@@ -207,8 +208,9 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
 }
 
 std::string FragmentBackend::explainDetails() const {
-    return std::string(", ") + (packed_ ? "packed RGBA8" : "RGBA32F") + " intermediates, " + std::to_string(plan_.passes.size()) +
-           " passes per frame, read back as " + readbackFormat();
+    return std::string(", ") + (packed_ ? "packed RGBA8" : "float") + " intermediates, " + std::to_string(plan_.passes.size()) +
+           " passes per frame, read back as " + readbackFormat() + ", " + describeBytes(memory().gpu) + " of GPU memory in " +
+           std::to_string(plan_.planes.size()) + " planes";
 }
 
 } // namespace striate::gles

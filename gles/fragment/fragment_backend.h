@@ -33,6 +33,7 @@ public:
     ~FragmentBackend() override;
 
     const char* name() const override { return "gles-fragment"; }
+    MemoryUse memory() const override;
     bool packedIntermediates() const override { return packed_; }
 
     /// Every distinct shader of the configured plan (the budget test compiles and checks them).
@@ -41,8 +42,9 @@ public:
     /// compiles none.
     std::size_t programCount() const { return cache_->size(); }
     bool packed() const { return packed_; }
-    /// How process() reads the result back: "R32F", "RGBA32F" or "RGBA8 packed".
-    const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : plan_.redResult > 0 ? "R32F" : "RGBA32F"; }
+    /// How process() reads the result back: "R32F", "RGBA float" (the format every float target
+    /// reads as) or "RGBA8 packed".
+    const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : plan_.redResult > 0 ? "R32F" : "RGBA float"; }
 
     /// A frame that is already a texture in the current context (GstGL memory), run through the
     /// configured chain into an 8-bit (or 16-bit: TextureTarget::bits) texture of at least the
@@ -105,7 +107,7 @@ private:
     unsigned vertexBuffer_ = 0;
     unsigned readFbo_ = 0;  // reading a QuadRows result layer by layer
     struct StencilBuffer {
-        unsigned format = 0;  // what completes an RGBA8 framebuffer here (init), 0: none
+        unsigned format = 0;  // what completes a class plane's framebuffer here (init), 0: none
         std::vector<unsigned> attachments;
         unsigned renderbuffer = 0;  // the frame's size; attached to every hysteresis plane
     };

@@ -23,7 +23,7 @@ inline std::string at(int axis, const std::string& c) { return axis == 0 ? "vec2
 inline const char* axisName(int axis) { return axis == 0 ? "x" : "y"; }
 
 inline std::string describe(const PlaneFormat& p) {
-    std::string s = p.kind == PlaneKind::Float   ? "RGBA32F"
+    std::string s = p.kind == PlaneKind::Float   ? (p.complex ? "RG32F" : "R32F")
                     : p.kind == PlaneKind::Quad  ? "RGBA32F quad"
                     : p.kind == PlaneKind::QuadRows ? "RGBA32F quad, rows in 4 layers"
                     : p.kind == PlaneKind::Luma8 ? "L8"

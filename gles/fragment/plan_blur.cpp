@@ -70,7 +70,7 @@ FragmentPlanner::Value FragmentPlanner::pyramidBox(const ExtendedBox& box, int a
     Value atlas[2];
     for (int parity = 0; parity < 2; ++parity) {
         const int along = std::max(1, p.atlasSize[parity]);
-        atlas[parity] = Value{axis == 0 ? acquire(along, across) : acquire(across, along), atlasFormat};
+        atlas[parity] = Value{axis == 0 ? acquire(atlasFormat, along, across) : acquire(atlasFormat, across, along), atlasFormat};
     }
     for (int k = 1; k <= p.levels && failure_; ++k) {
         const Value& target = atlas[k % 2];

@@ -152,12 +152,13 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     n.line("float cls = !isMax ? 0.0 : v >= u_thresholds.x ? 2.0 : v >= u_thresholds.y ? 1.0 : 0.0;", 4);
     FragmentShader suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
     suppress.cost.dependentDepth = 2;
-    // Classes 0..3 as bytes (c / 255) in RGBA8 on every profile: exact, and a quarter of the
-    // traffic of float texels in the hysteresis loop and its read-backs.
+    // Classes 0..3 as bytes (c / 255), exact: RGBA8 on packed profiles, R8 where targets are
+    // float (GLES 3.0), a quarter of the traffic and memory of float texels.
     const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
     const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold), 0.0f, 0.0f}}};
     Value classes = full(suppress, {strength}, classFormat, thresholds);
-    passes_.back().format = "RGBA8 classes";
+    const std::string classPlanes = packed_ ? "RGBA8 classes" : "R8 classes";
+    passes_.back().format = classPlanes;
     // Hysteresis: a weak pixel next to a strong or edge one becomes an edge (3); the two draws
     // repeat until the classes stop changing (checked on the host once per batch).
     FragmentWriter hw("edges.hysteresis", !packed_);
@@ -172,7 +173,7 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
                         3);
     hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
     const FragmentShader hysteresis = hw.finishRaw("vec4(c / 255.0, 0.0, 0.0, 1.0)");
-    const int other = acquire(0, 0, PlaneKind::Packed);
+    const int other = acquire(classFormat);
     const Value pong{other, classFormat};
     // Only weak pixels can change: where the two planes share a stencil buffer, both start as
     // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their
@@ -190,7 +191,7 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
         Draw m = makeDraw(mark, {classes}, pong);
         m.stencil = Stencil::Mark;
         steps_.push_back(Step{{makeDraw(copy, {classes}, pong), m}, false, -1});
-        passes_.push_back({copy.name, "RGBA8 classes", "1 draw; " + describe(copy.cost)});
+        passes_.push_back({copy.name, classPlanes, "1 draw; " + describe(copy.cost)});
         passes_.push_back({mark.name, "stencil", "1 draw; " + describe(mark.cost)});
     }
     Step loop;
@@ -201,7 +202,7 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
         if (stencil) loop.draws.back().stencil = Stencil::Test;
     }
     steps_.push_back(loop);
-    passes_.push_back({hysteresis.name, "RGBA8 classes",
+    passes_.push_back({hysteresis.name, classPlanes,
                        std::string("2 draws") + (stencil ? " on the weak pixels (stencil)" : "") + ", repeated until stable; " +
                            describe(hysteresis.cost)});
     planes_[other].busy = false;

@@ -32,7 +32,7 @@ FragmentPlanner::Value FragmentPlanner::blockSection(C pole, C gain, int axis, b
                             {{"u_coef", vec4Of(pole, gain)}});
     // Carries, strip by strip (only strips that have a successor): carry k goes to plane k % 2.
     const int strips = (N + S - 1) / S;
-    const Value carry[2] = {Value{acquire(), out}, Value{acquire(), out}};
+    const Value carry[2] = {Value{acquire(out), out}, Value{acquire(out), out}};
     const C pS = std::pow(pole, S);
     Step step;
     auto end = [&](int k) { return anticausal ? N - (k + 1) * S : (k + 1) * S - 1; };
@@ -80,7 +80,7 @@ FragmentPlanner::Value FragmentPlanner::section(const CascadeFloat& cf, int axis
     const C steady = gains[k] / (1.0 - poles[k]);
     Step step;
     const int strips = (N + S - 1) / S;
-    const Value target[2] = {Value{acquire(), out}, Value{acquire(), out}};
+    const Value target[2] = {Value{acquire(out), out}, Value{acquire(out), out}};
     for (int i = 0; i < strips; ++i) {
         const bool first = i == 0;
         const int start = anticausal ? N - (i + 1) * S : i * S;
@@ -139,7 +139,8 @@ FragmentPlanner::Value FragmentPlanner::recursiveAxis(const CascadeFloat& cf, in
     const auto g = [&](int k) { return C(cf.gr[k], cf.gi[k]); };
     Value border[3];
     for (int j = 0; j < 3; ++j) {
-        border[j] = Value{acquire(), planeFormat(complexAt(j), in.format.bound * bounds[3 + j])};
+        const PlaneFormat format = planeFormat(complexAt(j), in.format.bound * bounds[3 + j]);
+        border[j] = Value{acquire(format), format};
         const auto m = [&](int k) { return C(cf.mr[j][k], cf.mi[j][k]); };
         const C steady = static_cast<double>(cf.B) * g(2) * C(cf.hr[j], cf.hi[j]);
         std::vector<float> u;

@@ -21,6 +21,8 @@ const char* kindName(Plane::Kind kind) {
     switch (kind) {
     case Plane::Kind::Rgba8: return "RGBA8";
     case Plane::Kind::Rgba32f: return "RGBA32F";
+    case Plane::Kind::Rg32f: return "RG32F";
+    case Plane::Kind::R8: return "R8";
     case Plane::Kind::Layers: return "four RGBA32F array layers as one render target";
     case Plane::Kind::Luma: return "luma";
     case Plane::Kind::R32f: return "R32F";
@@ -29,7 +31,37 @@ const char* kindName(Plane::Kind kind) {
     return "?";
 }
 
+/// Bytes per texel of a plane's texture.
+std::size_t texelBytes(Plane::Kind kind, bool packed) {
+    switch (kind) {
+    case Plane::Kind::Rgba8: return 4;
+    case Plane::Kind::Rgba32f: return 16;
+    case Plane::Kind::Rg32f: return 8;
+    case Plane::Kind::R8: return 1;
+    case Plane::Kind::Layers: return 4 * 16;
+    case Plane::Kind::Luma: return packed ? 1 : 4;
+    case Plane::Kind::R32f: return 4;
+    case Plane::Kind::Borrowed: return 0;
+    }
+    return 0;
+}
+
 } // namespace
+
+std::size_t FragmentPlan::bytes(bool packed) const {
+    std::size_t total = 0;
+    for (const Plane& p : planes) total += texelBytes(p.kind, packed) * p.width * p.height;
+    return total;
+}
+
+MemoryUse FragmentBackend::memory() const {
+    std::size_t gpu = plan_.bytes(packed_);
+    // The stencil buffer: STENCIL_INDEX8 (1 byte a pixel) or packed depth and stencil (4).
+    if (stencil_.renderbuffer) gpu += (stencil_.format == GL_STENCIL_INDEX8 ? 1u : 4u) * format_.width * format_.height;
+    const std::size_t host = hostBytes() + lumaUpload_.size() + readback8_.size() + classesBefore_.size() +
+                             classesAfter_.size() + sizeof(float) * readbackF_.size();
+    return {gpu, host};
+}
 
 void FragmentBackend::makePlane(int i) {
     Plane& p = plan_.planes[i];
@@ -41,6 +73,8 @@ void FragmentBackend::makePlane(int i) {
         switch (p.kind) {
         case Plane::Kind::Rgba8: glTexImage2D(target, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr); break;
         case Plane::Kind::Rgba32f: glTexImage2D(target, 0, GL_RGBA32F, W, H, 0, GL_RGBA, GL_FLOAT, nullptr); break;
+        case Plane::Kind::Rg32f: glTexImage2D(target, 0, GL_RG32F, W, H, 0, GL_RG, GL_FLOAT, nullptr); break;
+        case Plane::Kind::R8: glTexImage2D(target, 0, GL_R8, W, H, 0, GL_RED, GL_UNSIGNED_BYTE, nullptr); break;
         case Plane::Kind::Layers: glTexImage3D(target, 0, GL_RGBA32F, W, H, 4, 0, GL_RGBA, GL_FLOAT, nullptr); break;
         case Plane::Kind::Luma:
             if (packed_) glTexImage2D(target, 0, GL_LUMINANCE, W, H, 0, GL_LUMINANCE, GL_UNSIGNED_BYTE, nullptr);
@@ -65,7 +99,7 @@ void FragmentBackend::makePlane(int i) {
     }
     if (p.stencil) {
         // The backend's one stencil buffer, of the frame's size, in the format init() found to
-        // complete an RGBA8 framebuffer.
+        // complete a class plane's framebuffer.
         if (!stencil_.renderbuffer) {
             glGenRenderbuffers(1, &stencil_.renderbuffer);
             glBindRenderbuffer(GL_RENDERBUFFER, stencil_.renderbuffer);

@@ -38,12 +38,16 @@ int FragmentPlanner::borrowedPlane(int width, int height, bool withFbo) {
     return i;
 }
 
-int FragmentPlanner::acquire(int width, int height, PlaneKind kind) {
+int FragmentPlanner::acquire(const PlaneFormat& format, int width, int height) {
     if (width == 0) width = format_.width;
     if (height == 0) height = format_.height;
-    const Plane::Kind texels = kind == PlaneKind::QuadRows                      ? Plane::Kind::Layers
-                               : packed_ || kind == PlaneKind::Packed ? Plane::Kind::Rgba8
-                                                                              : Plane::Kind::Rgba32f;
+    const PlaneKind kind = format.kind;
+    const Plane::Kind texels = kind == PlaneKind::QuadRows ? Plane::Kind::Layers
+                               : packed_                   ? Plane::Kind::Rgba8
+                               : kind == PlaneKind::Packed ? Plane::Kind::R8
+                               : kind == PlaneKind::Quad   ? Plane::Kind::Rgba32f
+                               : format.complex            ? Plane::Kind::Rg32f
+                                                           : Plane::Kind::R32f;
     for (std::size_t i = 0; i < planes_.size(); ++i) {
         Plane& p = planes_[i];
         if (!p.busy && p.width == width && p.height == height && p.kind == texels) {
@@ -102,7 +106,7 @@ Draw FragmentPlanner::makeDraw(const FragmentShader& shader, const std::vector<V
 
 FragmentPlanner::Value FragmentPlanner::full(const FragmentShader& shader, const std::vector<Value>& inputs,
                                              const PlaneFormat& out, const Uniforms& uniforms, int width, int height) {
-    const Value target{acquire(width, height, out.kind), out};
+    const Value target{acquire(out, width, height), out};
     steps_.push_back(Step{{makeDraw(shader, inputs, target, uniforms)}, false, -1});
     passes_.push_back({shader.name, describe(out), "1 draw; " + describe(shader.cost)});
     return target;
@@ -124,13 +128,10 @@ void FragmentPlanner::planChain(const Chain& chain) {
     }
     plan_->result = v;
     plan_->complexOutput = chain.complexOutput();
-    // A real float result is drawn into an R32F target instead, so the read-back moves 4 bytes a
-    // pixel rather than 16 (where the driver reads R32F as GL_RED / GL_FLOAT).
-    if (caps_.redReadback && !packed_ && !plan_->complexOutput && failure_ && v.format.kind == PlaneKind::Float &&
-        !steps_.empty() && steps_.back().draws.size() == 1 && steps_.back().draws[0].target == v.plane) {
-        plan_->redResult = newPlane(Plane::Kind::R32f, format_.width, format_.height);
-        steps_.back().draws[0].target = plan_->redResult;
-    }
+    // A real float result is an R32F plane: read straight into the output where the driver reads
+    // it as GL_RED / GL_FLOAT.
+    if (caps_.redReadback && !packed_ && failure_ && v.format.kind == PlaneKind::Float && !v.format.complex)
+        plan_->redResult = v.plane;
 }
 
 } // namespace striate::gles

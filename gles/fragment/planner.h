@@ -20,19 +20,22 @@ namespace striate::gles {
 struct FragmentCapabilities {
     bool packed = true;        ///< packed RGBA8 intermediates: no float targets (or GLES 2.0)
     bool quadRows = false;     ///< four RGBA32F array layers render as one target (QuadRows planes)
-    bool stencil = false;      ///< a stencil buffer completes an RGBA8 framebuffer (hysteresis)
+    bool stencil = false;      ///< a stencil buffer completes a class plane's framebuffer (hysteresis)
     bool redReadback = false;  ///< an R32F target reads back as GL_RED / GL_FLOAT
 };
 
 /// One plane of a plan: what FragmentBackend makes for it (a texture, and a framebuffer unless
-/// it is the luma or borrowed). The planner sets everything but `texture` and `fbo`.
+/// it is the luma or borrowed). The planner sets everything but `texture` and `fbo`. Float
+/// values take the channels they have (R32F real, RG32F complex), quads all four.
 struct Plane {
     enum class Kind {
         Rgba8,
-        Rgba32f,
+        Rgba32f,   ///< Quad planes
+        Rg32f,     ///< a complex float value
+        R8,        ///< edge classes where the targets are float (GLES 3.0 renders to R8)
         Layers,    ///< a QuadRows plane: an RGBA32F array texture of four layers, all attached
         Luma,      ///< the input: L8 when packed, else R32F of the unit values; no framebuffer
-        R32f,      ///< a real float result read back as GL_RED
+        R32f,      ///< a real float value
         Borrowed,  ///< GstGL's texture, bound per frame, never deleted (`fbo` for a target)
     };
     Kind kind = Kind::Rgba32f;
@@ -90,9 +93,13 @@ struct FragmentPlan {
     std::vector<PassInfo> passes;
     int luma = -1;
     PlaneValue result;
-    int redResult = 0;  ///< the R32F plane the last draw writes a real float result to, if any
+    int redResult = 0;  ///< the result's plane where it is R32F and reads back as GL_RED / GL_FLOAT
     bool complexOutput = false;
     Status failure;     ///< the first planning failure (a shader over the budget, a cascade too long)
+
+    /// GPU memory of the plan's textures (borrowed ones are not ours), in bytes; `packed`: the
+    /// luma is L8 (else R32F).
+    std::size_t bytes(bool packed) const;
 };
 
 /// Plans a chain, or single draws (GstGL's import and encode), into a FragmentPlan: the per-stage
@@ -119,9 +126,10 @@ public:
 
 private:
     void fail(const std::string& message);
-    /// A free plane of this size (0: the frame's) for values of `kind`: an array texture for
-    /// QuadRows, RGBA8 for Packed (and everywhere on packed profiles), else RGBA32F.
-    int acquire(int width = 0, int height = 0, PlaneKind kind = PlaneKind::Float);
+    /// A free plane of this size (0: the frame's) for values of `format`: an array texture for
+    /// QuadRows, RGBA8 everywhere on packed profiles, R8 for the classes (Packed on float
+    /// profiles), RGBA32F for quads, else R32F or RG32F as the value is real or complex.
+    int acquire(const PlaneFormat& format, int width = 0, int height = 0);
     void release(const Value& v);
     PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
     /// The shader's index in the plan, or -1 (and a failure) where it is over the budget.

@@ -12,7 +12,7 @@ namespace striate::gles {
 /// How a plane's texels hold its values (ALGORITHMS.md 5 for packed).
 enum class PlaneKind {
     Luma8,   ///< the 8-bit input: value = texel.r
-    Float,   ///< RGBA32F: real in r, complex in rg
+    Float,   ///< R32F real, RG32F complex
     Packed,  ///< RGBA8: a 16-bit code per value, hi and lo bytes; real in rg, complex in rgba
     /// RGBA32F holding four neighbours of a real plane: pixel 4i + j of a row in component j of
     /// texel i (the texture is ceil(width / 4) wide). FIR passes then fetch a quarter of the
