@@ -55,6 +55,16 @@ public:
         stride_ = stride;
     }
 
+    /// Frees the storage: an empty plane.
+    void release() {
+        data_.reset();
+        capacity_ = 0;
+        width_ = height_ = 0;
+        stride_ = 0;
+    }
+    /// Bytes of storage held.
+    std::size_t bytes() const { return capacity_ * sizeof(T); }
+
     int width() const { return width_; }
     int height() const { return height_; }
     std::ptrdiff_t stride() const { return stride_; }

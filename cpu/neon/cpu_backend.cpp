@@ -84,12 +84,62 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
         s.ring.assign(ring, 0.0f);
         s.fixed.assign(fixed, 0);
     }
-    for (Image<float>* p : {&stageOut_[0], &stageOut_[1], &rowPass_, &re_, &im_, &gauss_, &strength_}) p->reset(W, H);
-    sector_.reset(W, H);
-    class_.reset(W, H);
-    if (chain.complexOutput()) complex_.reset(W, H);
-    queue_.assign(static_cast<std::size_t>(W + 1) * H, 0);
+    // The planes this chain uses, no others (an unused plane is freed).
+    const Planes need = planesFor();
+    const auto size = [&](auto& plane, bool used) {
+        if (used) plane.reset(W, H);
+        else plane.release();
+    };
+    size(stageOut_[0], true);
+    size(stageOut_[1], chain_.stages.size() > 1);
+    size(re_, need.rowPass || need.complex);
+    size(im_, need.complex);
+    size(gauss_, need.gauss);
+    size(strength_, need.strength);
+    size(sector_, need.sector);
+    size(class_, need.edges);
+    size(complex_, chain.complexOutput());
+    rowPass_ = re_.view();  // a blur's rows never live beside a Gabor's complex planes
+    // The hysteresis's flood queues: room for every pixel, but only what a flood pushes is ever
+    // written, so only that becomes resident.
+    queue_.reset(need.edges ? new std::int32_t[static_cast<std::size_t>(W + 1) * H] : nullptr);
+    queueSize_ = need.edges ? static_cast<std::size_t>(W + 1) * H : 0;
     return {};
+}
+
+CpuBackend::Planes CpuBackend::planesFor() const {
+    Planes need;
+    for (std::size_t i = 0; i < chain_.stages.size(); ++i) {
+        const StagePlan& p = plans_[i];
+        const auto* edge = std::get_if<EdgeSpec>(&chain_.stages[i]);
+        const auto blurRows = [&](const BlurPlan& b) { return !(b.method == BlurMethod::Direct && banded(b)); };
+        if (std::holds_alternative<BlurSpec>(chain_.stages[i])) need.rowPass |= blurRows(p.blur);
+        if (edge) {
+            need.edges = true;
+            need.strength |= edge->method == EdgeMethod::Gabor || edge->output == EdgeOutput::Strength;
+            need.sector |= edge->method == EdgeMethod::Gabor;
+            if (edge->method == EdgeMethod::Canny && blurRows(p.blur)) need.gauss = need.rowPass = true;
+        }
+        if (!p.gabor.bank.empty()) {
+            const bool allRowWise = std::all_of(p.gabor.bank.begin(), p.gabor.bank.end(), [&](const auto& o) { return rowWise(o); });
+            need.complex |= !allRowWise || p.gabor.sink == GaborSink::Complex;
+            if (p.gabor.removeDc && !allRowWise) {
+                need.gauss = true;
+                need.rowPass |= blurRows(p.gabor.dcBlur);
+            }
+        }
+    }
+    return need;
+}
+
+MemoryUse CpuBackend::memory() const {
+    std::size_t host = sizeof(std::int32_t) * queueSize_ + sizeof(std::int16_t) * fixedTaps_.size();
+    for (const Scratch& s : scratch_) {
+        for (const auto& b : s.block) host += sizeof(float) * b.size();
+        host += sizeof(float) * s.ring.size() + sizeof(std::int16_t) * s.fixed.size();
+    }
+    for (const Image<float>* p : {&stageOut_[0], &stageOut_[1], &re_, &im_, &gauss_, &strength_}) host += p->bytes();
+    return {0, host + sector_.bytes() + class_.bytes() + complex_.bytes()};
 }
 
 std::vector<std::string> CpuBackend::kernels() const {
@@ -135,11 +185,11 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
     if (plan.method == BlurMethod::Direct) {
         // Row-wise schedule: no transposes for an FIR (the block engine serves the recursions).
         pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
-            firRows(in, rowPass_.view(), g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
+            firRows(in, rowPass_, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
                     scratch_[worker].block[0].data(), avx2_);
         });
         pool_.parallelFor(laneGroups(H), [&](int g, int) {
-            firColumns(ImageView<const float>(rowPass_.view()), out, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
+            firColumns(ImageView<const float>(rowPass_), out, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
                        avx2_);
         });
         return;
@@ -166,11 +216,11 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
     pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
         Scratch& s = scratch_[worker];
         gatherRows(in, g * kLanes, s.block[0].data() + offset);
-        scatterRows(filter(s, W), g * kLanes, rowPass_.view());
+        scatterRows(filter(s, W), g * kLanes, rowPass_);
     });
     pool_.parallelFor(laneGroups(W), [&](int g, int worker) {
         Scratch& s = scratch_[worker];
-        gatherColumns(ImageView<const float>(rowPass_.view()), g * kLanes, s.block[0].data() + offset);
+        gatherColumns(ImageView<const float>(rowPass_), g * kLanes, s.block[0].data() + offset);
         scatterColumns(filter(s, H), g * kLanes, out);
     });
 }

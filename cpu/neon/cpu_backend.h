@@ -55,6 +55,8 @@ public:
     /// configured with it computes what this backend approximates.
     const Chain& runs() const { return chain_; }
     std::string explain() const override;
+    /// Host planes, per-thread blocks and the hysteresis queue of the configured chain.
+    MemoryUse memory() const override;
     int threads() const { return pool_.size(); }
 
 private:
@@ -63,6 +65,16 @@ private:
         std::vector<float> ring;  // FirBand's workspace
         std::vector<std::int16_t> fixed;  // FixedBand's workspace
     };
+    /// Which planes the configured chain uses (configure() sizes those alone).
+    struct Planes {
+        bool rowPass = false;   ///< a blur's rows (row-wise schedule or block engine)
+        bool complex = false;   ///< a Gabor's real and imaginary planes (re_, im_)
+        bool gauss = false;     ///< a blurred plane: a Gabor's DC, a Canny smoothing outside the bands
+        bool strength = false;  ///< an edge strength plane
+        bool sector = false;    ///< a Gabor bank's NMS sectors
+        bool edges = false;     ///< edge classes and the hysteresis queue
+    };
+    Planes planesFor() const;
     /// Rows per band of the banded passes: two bands per worker, at least kLanes rows.
     int bandRows() const;
     /// Whether a direct blur runs banded (FirBand): where the horizontal pass each band repeats
@@ -122,10 +134,12 @@ private:
     bool avx2_;            // the fixed-point and float FIRs at AVX2's width (runsAvx2, read once)
     std::vector<Scratch> scratch_;  // one per worker thread
     Image<float> stageOut_[2];
-    Image<float> rowPass_, re_, im_, gauss_, strength_;
+    Image<float> re_, im_, gauss_, strength_;
+    ImageView<float> rowPass_;  // a blur's rows: re_'s storage (their lives never overlap)
     Image<std::uint8_t> sector_, class_;
     Image<Complex32> complex_;
-    std::vector<std::int32_t> queue_;  // hysteresis's flood queues: one entry per pixel, one more per row
+    std::unique_ptr<std::int32_t[]> queue_;  // hysteresis's flood queues: one entry per pixel, one more per row
+    std::size_t queueSize_ = 0;
 };
 
 } // namespace striate::cpu

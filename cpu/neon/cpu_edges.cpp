@@ -289,7 +289,7 @@ void CpuBackend::floodBand(int y0, int y1) {
     const int W = format_.width;
     const std::ptrdiff_t stride = class_.stride();
     std::uint8_t* c = class_.data();
-    std::int32_t* own = queue_.data() + static_cast<std::ptrdiff_t>(y0) * (W + 1);
+    std::int32_t* own = queue_.get() + static_cast<std::ptrdiff_t>(y0) * (W + 1);
     for (int y = y0; y < y1; ++y) {
         std::uint8_t* row = c + y * stride;
         for (auto* seed = static_cast<std::uint8_t*>(std::memchr(row, 2, W)); seed;
@@ -310,7 +310,7 @@ void CpuBackend::floodAcross(int rows, const EdgeWriter& out) {
     const int W = format_.width, H = format_.height;
     const std::ptrdiff_t stride = class_.stride();
     std::uint8_t* c = class_.data();
-    std::int32_t* queue = queue_.data();
+    std::int32_t* queue = queue_.get();
     for (int y = rows; y < H; y += rows) {
         std::uint8_t *above = c + (y - 1) * stride, *below = c + y * stride;
         std::size_t tail = 0;

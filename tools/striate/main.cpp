@@ -200,8 +200,9 @@ int runFilter(int argc, char** argv) {
         std::fprintf(stderr, "striate: error: %s\n", processed.message().c_str());
         return 1;
     }
+    // The 8-bit output into the input's plane, which the result no longer needs: one frame less.
     const Encoding enc = chain.encoding();
-    Image<std::uint8_t> out8(format.width, format.height);
+    Image<std::uint8_t>& out8 = luma;
     for (int y = 0; y < format.height; ++y)
         for (int x = 0; x < format.width; ++x) out8.at(x, y) = encode8(result.real.at(x, y), enc);
     if (Status s = io::writeGray(a.out, out8.view()); !s) return usageError(s.message());
