@@ -5,6 +5,8 @@
 #include <sstream>
 #include <utility>
 
+#include "core/backend.h"
+
 namespace striate {
 namespace {
 
@@ -20,12 +22,18 @@ namespace {
 //   largest 22 temporaries (a complex section over a strip of 16; they grow with the strip).
 // - So the budget bounds what grows with it: strips of 16 (22 temporaries), 128 fetches and 1024
 //   ALU per shader (up to about 2000 vc4 instructions: the driver's compile stays short on a Pi).
+// vc4 allocates every texture and buffer from the CMA pool, 256 MiB by default with the
+// vc4-kms-v3d overlay and shared with the camera's buffers, the ISP and the display's
+// framebuffers: a chain's plan may take a quarter of it (at 1920x1080, Canny takes 27.7 MiB in
+// packed planes, the 6-orientation bank 33.6; docs/performance.md).
+constexpr std::size_t kMiB = 1024 * 1024;
 constexpr gles::GpuLimits kVc4{
     .glesMajor = 2,
     .glesMinor = 0,
     .compute = false,
     .floatTargets = false,
     .maxTextureSize = 2048,
+    .memoryBytes = 64 * kMiB,
     .budget = {.alu = 1024, .fetches = 128, .dependentDepth = 4, .uniforms = 64},
     .unrollLimit = 16,
 };
@@ -40,7 +48,8 @@ constexpr gles::GpuLimits kVc4{
 // ALU / 64 fetches and 17 wide fetches (complex values or QuadRows texels: a Gabor pass reading
 // a four-rows blur through 27 of them spilled 18 registers; a complex section over a strip of 16
 // makes 17 and takes 34 registers at 4 threads) no shader of the matrix spills and every one
-// runs at 2 threads or more.
+// runs at 2 threads or more. v3d allocates from system memory, which the camera, the ISP and the
+// display share: a chain's plan may take a quarter of the smallest Pi 4's 1 GiB.
 constexpr gles::GpuLimits kV3d{
     .glesMajor = 3,
     .glesMinor = 1,
@@ -49,6 +58,7 @@ constexpr gles::GpuLimits kV3d{
     .computeSharedBytes = 32768,
     .floatTargets = true,
     .maxTextureSize = 4096,
+    .memoryBytes = 256 * kMiB,
     .budget = {.alu = 256, .fetches = 64, .dependentDepth = 8, .uniforms = 256, .wideFetches = 17},
     .unrollLimit = 16,
 };
@@ -63,13 +73,14 @@ const BoardProfile kProfiles[] = {
     // stay at 4096 (DESIGN.md).
     BoardProfile{"rpi5", "Raspberry Pi 5, V3D 7.1 (v3d)", kV3d},
     // The ARB_fragment_program minimums of seed 004: 64 ALU instructions, 32 texture fetches,
-    // 4 levels of dependent reads; GLES 2.0 without float targets.
+    // 4 levels of dependent reads; GLES 2.0 without float targets; 32 MiB of GPU memory.
     BoardProfile{"tight", "the smallest fragment hardware (seed 004 limits), for testing the planner",
                  {.glesMajor = 2,
                   .glesMinor = 0,
                   .compute = false,
                   .floatTargets = false,
                   .maxTextureSize = 2048,
+                  .memoryBytes = 32 * kMiB,
                   .budget = {.alu = 64, .fetches = 32, .dependentDepth = 4, .uniforms = 32},
                   .unrollLimit = 32}},
     // Everything as probed; the fragment budget of a desktop-class GPU. Strips of 16 as on V3D:
@@ -163,6 +174,7 @@ Status applyBoardProfile(const BoardProfile& chosen, const Probe& probe, BoardLi
     l.computeInvocations = l.compute ? cap(probe.computeInvocations, profile.computeInvocations) : 0;
     l.computeSharedBytes = l.compute ? cap(probe.computeSharedBytes, profile.computeSharedBytes) : 0;
     l.maxTextureSize = cap(probe.maxTextureSize, profile.maxTextureSize);
+    l.memoryBytes = profile.memoryBytes;
     l.budget = profile.budget;
     l.unrollLimit = profile.unrollLimit;
     *limits = l;
@@ -189,7 +201,8 @@ std::string formatBoardLimits(const BoardLimits& l) {
       << l.budget.fetches << " texture fetches, " << l.budget.dependentDepth << " dependent-read levels, "
       << l.budget.uniforms << " uniform vectors"
       << (l.budget.wideFetches ? ", " + std::to_string(l.budget.wideFetches) + " wide fetches" : std::string())
-      << "; loops unroll to " << l.unrollLimit << "\n";
+      << "; loops unroll to " << l.unrollLimit << "\n  GPU memory per chain: "
+      << (l.memoryBytes ? describeBytes(l.memoryBytes) : std::string("unbounded")) << "\n";
     return s.str();
 }
 
@@ -202,7 +215,7 @@ std::string formatBoardLimitsJson(const BoardLimits& l) {
       << ", \"budget\": {\"alu\": " << l.budget.alu << ", \"texture_fetches\": " << l.budget.fetches
       << ", \"dependent_depth\": " << l.budget.dependentDepth << ", \"uniform_vectors\": " << l.budget.uniforms
       << ", \"wide_fetches\": " << l.budget.wideFetches
-      << "}, \"unroll_limit\": " << l.unrollLimit << "}";
+      << "}, \"unroll_limit\": " << l.unrollLimit << ", \"gpu_memory_bytes\": " << l.memoryBytes << "}";
     return s.str();
 }
 

@@ -219,6 +219,12 @@ Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainO
     return glStatus("while processing a frame");
 }
 
+std::size_t ComputeBackend::plannedGpuBytes(const Chain& chain, const FrameFormat& format) const {
+    ComputePlan plan;
+    ComputePlanner(limits_, format, redReadback_, &plan).planChain(chain);
+    return plan.bytes(format);
+}
+
 MemoryUse ComputeBackend::memory() const { return {plan_.bytes(format_), hostBytes()}; }
 
 std::string ComputeBackend::explainDetails() const {

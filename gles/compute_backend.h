@@ -32,11 +32,12 @@ public:
     const ComputePlan& plan() const { return plan_; }
 
 private:
-    explicit ComputeBackend(const GpuLimits& limits) : GlesBackend(limits.maxTextureSize, "the GPU's"), limits_(limits) {}
+    explicit ComputeBackend(const GpuLimits& limits) : GlesBackend(limits, "the GPU's"), limits_(limits) {}
 
     Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
     Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
     std::string explainDetails() const override;
+    std::size_t plannedGpuBytes(const Chain& chain, const FrameFormat& format) const override;
     void releaseGl();
     /// Binds a pass's planes and buffers, sets its uniforms and dispatches it.
     void run(const ComputePass& pass);

@@ -99,7 +99,13 @@ Status GlesBackend::adoptCurrentContext() {
 }
 
 Status GlesBackend::validate(const Chain& chain, const FrameFormat& format) const {
-    return validateGpuFrame(chain, format, maxTextureSize_, whose_, name());
+    if (Status s = validateGpuFrame(chain, format, maxTextureSize_, whose_, name()); !s) return s;
+    if (memoryBytes_ == 0) return {};
+    if (const std::size_t need = plannedGpuBytes(chain, format); need > memoryBytes_)
+        return Status::error(std::string(name()) + " needs " + describeBytes(need) + " of GPU memory for " +
+                             std::to_string(format.width) + "x" + std::to_string(format.height) + " frames of '" +
+                             formatChain(chain) + "', more than the " + describeBytes(memoryBytes_) + " the board lends it");
+    return {};
 }
 
 Status GlesBackend::configure(const Chain& chain, const FrameFormat& format) {

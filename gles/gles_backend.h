@@ -10,6 +10,7 @@
 #include "core/image.h"
 #include "gles/driver_log.h"
 #include "gles/egl_context.h"
+#include "gles/limits.h"
 #include "gles/program_cache.h"
 
 namespace striate::gles {
@@ -68,10 +69,13 @@ public:
     /// context, where it offers KHR_debug): statistics per stage, and which passes failed.
     const DriverLog& driverLog() const { return driverLog_; }
     const ContextInfo& context() const { return info_; }
+    /// Program-cache lookups since creation (ProgramCache::lookups).
+    std::size_t programLookups() const { return cache_ ? cache_->lookups() : 0; }
 
 protected:
     /// `whose`: what the texture limit belongs to in messages ("the GPU's", "the board's").
-    GlesBackend(int maxTextureSize, const char* whose) : maxTextureSize_(maxTextureSize), whose_(whose) {}
+    GlesBackend(const GpuLimits& limits, const char* whose)
+        : maxTextureSize_(limits.maxTextureSize), memoryBytes_(limits.memoryBytes), whose_(whose) {}
 
     /// The backend's context current on this thread for the lifetime of the object: ours made
     /// current and released after, or someone else's that the caller keeps current; an error
@@ -97,6 +101,8 @@ protected:
     virtual Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
     /// What explain() says after the context: ", 12 passes per frame".
     virtual std::string explainDetails() const;
+    /// GPU memory the plan of `chain` at `format` would hold (planned without a GL call).
+    virtual std::size_t plannedGpuBytes(const Chain& chain, const FrameFormat& format) const = 0;
 
     /// Runs `call`, a draw (or, with `dispatch`, a compute dispatch) of `program`. Its first run
     /// compiles the program: the driver log listens meanwhile, naming the pass by `name()` (called
@@ -149,6 +155,7 @@ private:
     bool unheardVerdict_ = false;  // a first use since the last verdict
     Status driverVerdict_;         // the first program the driver did not compile, for good
     int maxTextureSize_;
+    std::size_t memoryBytes_;  // GpuLimits::memoryBytes
     const char* whose_;
 };
 

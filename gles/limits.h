@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+
 #include "core/spec.h"
 
 /// What the GLES backends may use, declared once: board profiles (board/profile.h) fill it, the
@@ -35,6 +37,9 @@ struct GpuLimits {
     int computeSharedBytes = 0;        ///< per workgroup
     bool floatTargets = false;         ///< float render targets (else packed RGBA8 intermediates)
     int maxTextureSize = 0;            ///< largest width or height of a texture
+    /// GPU memory one backend's plan may hold (0: unbounded): the GLES backends refuse a chain and
+    /// frame size whose planes need more (at caps time), and the element runs it on the cpu.
+    std::size_t memoryBytes = 0;
     ShaderCost budget{};               ///< per fragment shader
     int unrollLimit = 0;               ///< iterations a generated loop may unroll to (strip width)
 };

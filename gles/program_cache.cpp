@@ -113,6 +113,7 @@ Status ProgramCache::compute(const std::string& file, const Defines& defines, un
 
 Status ProgramCache::computeFromSource(const std::string& name, const std::string& source, const Defines& defines,
                                        unsigned* program) {
+    ++lookups_;
     const std::string key = keyOf(name, defines);
     if (auto it = programs_.find(key); it != programs_.end()) {
         *program = it->second;
@@ -133,6 +134,7 @@ Status ProgramCache::computeFromSource(const std::string& name, const std::strin
 }
 
 Status ProgramCache::fragment(const std::string& name, const std::string& source, unsigned* program) {
+    ++lookups_;
     const std::string key = "fragment|" + source;
     if (auto it = programs_.find(key); it != programs_.end()) {
         *program = it->second;

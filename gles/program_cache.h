@@ -41,9 +41,12 @@ public:
     /// its source.
     Status fragment(const std::string& name, const std::string& source, unsigned* program);
     std::size_t size() const { return programs_.size(); }
+    /// Programs asked for by key so far (found or compiled): a frame asks for none.
+    std::size_t lookups() const { return lookups_; }
 
 private:
     int major_, minor_;
+    std::size_t lookups_ = 0;
     std::map<std::string, unsigned> programs_;
 };
 

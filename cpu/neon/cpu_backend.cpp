@@ -149,7 +149,8 @@ std::vector<std::string> CpuBackend::kernels() const {
 }
 
 std::string CpuBackend::explain() const {
-    std::string s = std::string("cpu: ") + simdPathName() + ", " + std::to_string(threads()) + " threads\n";
+    std::string s = std::string("cpu: ") + simdPathName() + ", " + std::to_string(threads()) + " threads, " +
+                    describeBytes(memory().host) + " of planes and scratch\n";
     const std::vector<std::string> names = kernels();
     for (std::size_t i = 0; i < names.size(); ++i)
         s += "  stage " + std::to_string(i + 1) + " " + stageName(chain_.stages[i]) + ": " + names[i] + "\n";

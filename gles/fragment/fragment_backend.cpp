@@ -58,6 +58,7 @@ struct ProbeTarget {
 void FragmentBackend::init() {
     packed_ = caps_.packed = !limits_.floatTargets || info_.major < 3;
     const float triangle[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
+    static_assert(sizeof triangle == kTriangleBytes);
     glGenBuffers(1, &vertexBuffer_);
     glBindBuffer(GL_ARRAY_BUFFER, vertexBuffer_);
     glBufferData(GL_ARRAY_BUFFER, sizeof triangle, triangle, GL_STATIC_DRAW);

@@ -73,9 +73,10 @@ public:
 
 private:
     FragmentBackend(const GpuLimits& limits, const FragmentOptions& options)
-        : GlesBackend(limits.maxTextureSize, "the board's"), limits_(limits), options_(options) {}
+        : GlesBackend(limits, "the board's"), limits_(limits), options_(options) {}
     void init();  // with the context current: the capabilities
     std::string explainDetails() const override;
+    std::size_t plannedGpuBytes(const Chain& chain, const FrameFormat& format) const override;
     Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
     Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
     /// A planner that adds to the configured plan (processTexture's planes and draws).
@@ -104,6 +105,7 @@ private:
     bool packed_ = true;
     FragmentPlan plan_;
     std::vector<unsigned> programs_;  // per shader of the plan, 0 until compiled
+    static constexpr std::size_t kTriangleBytes = 6 * sizeof(float);  // the full-screen triangle's vertices
     unsigned vertexBuffer_ = 0;
     unsigned readFbo_ = 0;  // reading a QuadRows result layer by layer
     struct StencilBuffer {

@@ -4,6 +4,7 @@
 
 #include <GLES3/gl3.h>
 
+#include <algorithm>
 #include <string>
 
 namespace striate::gles {
@@ -54,10 +55,23 @@ std::size_t FragmentPlan::bytes(bool packed) const {
     return total;
 }
 
+namespace {
+/// Bytes of the stencil buffer of a frame (STENCIL_INDEX8: 1 a pixel; packed depth and stencil: 4).
+std::size_t stencilBytes(unsigned format, const FrameFormat& frame) {
+    return (format == GL_STENCIL_INDEX8 ? 1u : 4u) * static_cast<std::size_t>(frame.width) * frame.height;
+}
+} // namespace
+
+std::size_t FragmentBackend::plannedGpuBytes(const Chain& chain, const FrameFormat& format) const {
+    FragmentPlan plan;
+    FragmentPlanner(limits_, options_, caps_, format, &plan).planChain(chain);
+    const bool stencil = std::any_of(plan.planes.begin(), plan.planes.end(), [](const Plane& p) { return p.stencil; });
+    return plan.bytes(packed_) + kTriangleBytes + (stencil ? stencilBytes(stencil_.format, format) : 0);
+}
+
 MemoryUse FragmentBackend::memory() const {
-    std::size_t gpu = plan_.bytes(packed_);
-    // The stencil buffer: STENCIL_INDEX8 (1 byte a pixel) or packed depth and stencil (4).
-    if (stencil_.renderbuffer) gpu += (stencil_.format == GL_STENCIL_INDEX8 ? 1u : 4u) * format_.width * format_.height;
+    std::size_t gpu = plan_.bytes(packed_) + (vertexBuffer_ ? kTriangleBytes : 0);
+    if (stencil_.renderbuffer) gpu += stencilBytes(stencil_.format, format_);
     const std::size_t host = hostBytes() + lumaUpload_.size() + readback8_.size() + classesBefore_.size() +
                              classesAfter_.size() + sizeof(float) * readbackF_.size();
     return {gpu, host};

@@ -532,6 +532,35 @@ TEST(Backend, UnavailableGpuBackendWarnsOnTheBusAndFallsBackToCpu) {
     gst_harness_teardown(h);
 }
 
+TEST(Backend, AChainBeyondTheBoardsGpuMemoryRunsOnCpuNamingTheFigure) {
+    requirePlugin();
+    // The tight profile lends 32 MiB; gles-fragment's Canny at 1920x1080 plans 35.7 MiB there.
+    GstHarness* h = gst_harness_new_parse("striateedges backend=gles-fragment board=tight");
+    const char* caps = "video/x-raw,format=GRAY8,width=1920,height=1080";
+    gst_harness_set_src_caps_str(h, (std::string(caps) + ",framerate=30/1").c_str());
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    ASSERT_EQ(gst_harness_push(h, patternFrame(infoOf(caps), 3)), GST_FLOW_OK);
+    GstBuffer* out = gst_harness_pull(h);
+    EXPECT_NE(out, nullptr);  // the stream goes on
+    const std::string warning = popWarning(bus);
+    if (warning.find("no GLES context") != std::string::npos) {
+        gst_buffer_unref(out);
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+        GTEST_SKIP() << "no GPU here: " << warning;
+    }
+    EXPECT_NE(warning.find("of GPU memory for 1920x1080 frames"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("more than the 32.0 MiB the board lends it"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("using the cpu backend"), std::string::npos) << warning;
+    EXPECT_EQ(activeBackend(h, "striateedges"), "cpu");
+    gst_buffer_unref(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+
 #ifdef STRIATE_HAVE_GLES
 /// Mesa unloads its DRI driver when the last display using it is terminated, and LeakSanitizer
 /// then reports the driver's global state, unmapped with it, as leaked: keeps every loaded

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <new>
 #include <tuple>
 
 namespace {
@@ -30,6 +31,25 @@ F real(const char* name) {
 }
 
 enum Kind { Texture, Framebuffer, Buffer, Renderbuffer, Program, Shader };
+
+/// The bookkeeping's own memory from malloc, not operator new: a test that counts heap
+/// allocations (allocation_counter.h) must not count the instrument's.
+template <class T>
+struct Malloc {
+    using value_type = T;
+    Malloc() = default;
+    template <class U>
+    Malloc(const Malloc<U>&) {}
+    T* allocate(std::size_t n) {
+        if (void* p = std::malloc(n * sizeof(T))) return static_cast<T*>(p);
+        std::abort();
+    }
+    void deallocate(T* p, std::size_t) { std::free(p); }
+    template <class U>
+    bool operator==(const Malloc<U>&) const { return true; }
+};
+template <class K, class V>
+using Map = std::map<K, V, std::less<K>, Malloc<std::pair<const K, V>>>;
 
 /// Bytes per texel of a sized internal format, or of an unsized one (GLES 2.0: format and type).
 std::size_t texelBytes(GLenum internalFormat, GLenum format, GLenum type) {
@@ -65,18 +85,18 @@ std::size_t texelBytes(GLenum internalFormat, GLenum format, GLenum type) {
 
 /// What one context's objects hold. Textures are keyed by (name, level).
 struct ContextObjects {
-    std::map<GLenum, std::map<GLuint, bool>> names;  // kind -> live names
-    std::map<std::pair<GLuint, GLint>, std::size_t> textureBytes;
-    std::map<GLuint, std::size_t> bufferBytes, renderbufferBytes;
+    Map<GLenum, Map<GLuint, bool>> names;  // kind -> live names
+    Map<std::pair<GLuint, GLint>, std::size_t> textureBytes;
+    Map<GLuint, std::size_t> bufferBytes, renderbufferBytes;
     GLenum activeUnit = 0;
-    std::map<std::pair<GLenum, GLenum>, GLuint> boundTextures;  // (unit, target) -> name
-    std::map<GLenum, GLuint> boundBuffers;                      // target -> name
+    Map<std::pair<GLenum, GLenum>, GLuint> boundTextures;  // (unit, target) -> name
+    Map<GLenum, GLuint> boundBuffers;                      // target -> name
     GLuint boundRenderbuffer = 0;
 };
 
 struct State {
     std::mutex mutex;
-    std::map<EGLContext, ContextObjects> contexts;
+    Map<EGLContext, ContextObjects> contexts;
     striate::testing::GlAccount account;
     std::atomic<bool> active{false};
 
@@ -96,7 +116,7 @@ struct State {
 };
 
 State& state() {
-    static State* s = new State;  // never destroyed: calls may come during exit
+    static State* s = new (std::malloc(sizeof(State))) State;  // never destroyed: calls may come during exit
     return *s;
 }
 

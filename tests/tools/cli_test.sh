@@ -178,6 +178,18 @@ else
         pass "STRIATE_BOARD selects the profile" || fail "STRIATE_BOARD: $(cat out.txt)"
     expect_error "unknown board" "unknown board 'rpi9'" probe --board rpi9
     [ ! -s out.txt ] && pass "unknown board: nothing probed or printed first" || fail "probe printed before its error: $(head -2 out.txt)"
+    # The memory each backend's plan of a chain holds, and a board's GPU memory refusing one.
+    expect_ok "probe memory" probe --chain edges --size 64x48
+    grep -q "^memory of 'edges .*' at 64x48:" out.txt && grep -q "^  gles-compute: .* of GPU memory, .* of host memory" out.txt &&
+        grep -q "^  gles-fragment: .* of GPU memory" out.txt && grep -q "^  cpu: .* of host memory" out.txt &&
+        pass "probe says each backend's memory for a chain" || fail "probe memory: $(cat out.txt)"
+    grep -q '"memory": {"chain": "blur sigma=2 method=auto", "width": 64, "height": 48, "backends": {"gles-compute": {"gpu_bytes": [0-9]' \
+        <(striate probe --json --chain blur --size 64x48) && pass "probe json has the memory" || fail "probe json memory"
+    expect_ok "probe memory over the board's" probe --board tight --chain edges --size 1920x1080
+    grep -q "gles-fragment: not here: gles-fragment needs .* MiB of GPU memory for 1920x1080 frames .* more than the 32.0 MiB the board lends it" out.txt &&
+        pass "probe names a chain beyond the board's GPU memory" || fail "probe memory over: $(cat out.txt)"
+    expect_error "probe size without chain" "--size needs --chain" probe --size 64x48
+    expect_error "probe bad size" "--size '6x' is not WxH" probe --chain blur --size 6x
     # On a software renderer auto picks cpu, whatever the board and the GLES version.
     for args in "" "--board rpi3"; do
         # shellcheck disable=SC2086

@@ -38,7 +38,8 @@ usage: striate <command> [options]
 
 commands:
   filter IN OUT --chain "..."   filter an image file (see striate filter --help)
-  probe [--json]                what this machine offers: GLES context and limits, board, CPU
+  probe [--json]                what this machine offers: GLES context and limits, board, CPU;
+                                with --chain, the memory each backend takes for it
   selftest [options]            the on-device regression test (see striate selftest --help)
   bench [options]               time the cpu backend against OpenCV (a source build's: it needs
                                 striate-bench beside the tool, which the package leaves out)
@@ -213,7 +214,7 @@ int runFilter(int argc, char** argv) {
     return 0;
 }
 
-const char* kProbeHelp = R"(usage: striate probe [--json] [--board NAME]
+const char* kProbeHelp = R"(usage: striate probe [--json] [--board NAME] [--chain "..." [--size WxH]]
 
 Makes a headless OpenGL ES context (EGL: Mesa surfaceless, a GBM render node, or the EGL device
 platform; GLES 3.1, 3.0 or 2.0) and prints what it offers: version, renderer, maximum texture size,
@@ -222,11 +223,42 @@ board's device-tree model and the CPU's SIMD path. A machine without a GPU conte
 Then the board profile (--board, else STRIATE_BOARD, else the device-tree model, else host) applied
 to what was probed, and the backend `auto` picks. A profile that needs what this machine lacks is
 an error naming the capability (exit status 2).
+
+With --chain: the memory each backend's plan of that chain holds at --size (default 1920x1080)
+on this board: GPU memory (textures, buffers, renderbuffers) and host memory (planes, scratch).
+A GPU backend whose plan exceeds what the board lends it says so, as an element would on caps.
 )";
+
+/// probe --chain: each backend made for the chain at the size, and what it holds.
+std::string probeMemory(const std::string& board, const Chain& chain, const FrameFormat& format, bool json) {
+    std::string text = "memory of '" + formatChain(chain) + "' at " + std::to_string(format.width) + "x" +
+                       std::to_string(format.height) + ":\n";
+    std::string object = "{\"chain\": " + jsonString(formatChain(chain)) + ", \"width\": " + std::to_string(format.width) +
+                         ", \"height\": " + std::to_string(format.height) + ", \"backends\": {";
+    const BackendKind kinds[] = {BackendKind::GlesCompute, BackendKind::GlesFragment, BackendKind::Cpu};
+    for (BackendKind kind : kinds) {
+        const std::string name = nickOf(kBackendKinds, kind);
+        std::unique_ptr<Backend> backend;
+        std::string fallback;
+        Status s = startBackend(kind, BackendOptions{0, board}, chain, format, &backend, &fallback);
+        if (s && !fallback.empty()) s = Status::error(fallback);
+        if (kind != kinds[0]) object += ", ";
+        if (!s) {
+            text += "  " + name + ": not here: " + s.message() + "\n";
+            object += jsonString(name) + ": {\"unavailable\": " + jsonString(s.message()) + "}";
+            continue;
+        }
+        const MemoryUse m = backend->memory();
+        text += "  " + name + ": " + (backend->runsOnGpu() ? describeBytes(m.gpu) + " of GPU memory, " : std::string()) +
+                describeBytes(m.host) + " of host memory\n";
+        object += jsonString(name) + ": {\"gpu_bytes\": " + std::to_string(m.gpu) + ", \"host_bytes\": " + std::to_string(m.host) + "}";
+    }
+    return json ? object + "}}" : text;
+}
 
 int runProbe(int argc, char** argv) {
     bool json = false;
-    std::string board;
+    std::string board, chainText, size;
     for (int i = 0; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "-h" || arg == "--help") {
@@ -234,10 +266,24 @@ int runProbe(int argc, char** argv) {
             return 0;
         }
         if (arg == "--json") json = true;
+        else if ((arg == "--chain" || arg == "--size") && i + 1 >= argc) return usageError(arg + " needs a value");
+        else if (arg == "--chain") chainText = argv[++i];
+        else if (arg == "--size") size = argv[++i];
         else if (arg == "--board" && !board.empty()) return usageError("--board is given twice");
         else if (arg == "--board" && i + 1 < argc) board = argv[++i];
         else if (arg == "--board") return usageError("--board needs a value");
         else return usageError("unknown option '" + arg + "' (see striate probe --help)");
+    }
+    Chain chain;
+    FrameFormat format{1920, 1080};
+    if (!size.empty() && chainText.empty()) return usageError("--size needs --chain");
+    if (!chainText.empty())
+        if (Status s = parseChain(chainText, &chain); !s) return usageError(s.message());
+    if (!size.empty()) {
+        char end = 0;
+        if (std::sscanf(size.c_str(), "%dx%d%c", &format.width, &format.height, &end) != 2)
+            return usageError("--size '" + size + "' is not WxH");
+        if (Status s = validateFrameFormat(format); !s) return usageError(s.message());
     }
 #ifdef STRIATE_HAVE_GLES
     // A misspelt board is a usage error before anything is probed or printed.
@@ -258,11 +304,13 @@ int runProbe(int argc, char** argv) {
         if (autoStatus)
             out += std::string(", \"auto\": ") + jsonString(nickOf(kBackendKinds, kind)) + ", \"auto_reason\": " +
                    jsonString(reason);
+        if (!chainText.empty() && boardStatus) out += ", \"memory\": " + probeMemory(board, chain, format, true);
         std::printf("%s}\n", out.c_str());
     } else {
         std::fputs(formatProbe(p).c_str(), stdout);
         if (p.gpu && boardStatus) std::fputs(formatBoardLimits(limits).c_str(), stdout);
         if (autoStatus) std::printf("auto backend: %s (%s)\n", nickOf(kBackendKinds, kind), reason.c_str());
+        if (!chainText.empty() && boardStatus) std::fputs(probeMemory(board, chain, format, false).c_str(), stdout);
     }
     if (!boardStatus) return usageError(boardStatus.message());
     return 0;
