@@ -39,7 +39,8 @@ const char* kHelp = R"(usage: striate bench [options]
 
 Times the cpu backend against OpenCV on the same real photo (resized), same thread count, and
 prints one row per filter: our median ms, OpenCV's median ms, their spreads (min..max) and the
-ratio ours / OpenCV (below 1: we are faster). Blur rows come in pairs: 8-bit out (what an
+ratio ours / OpenCV (below 1: we are faster), then the memory our backend holds for the row's chain
+(GPU and host for a GLES backend; bench/memory.sh counts it independently). Blur rows come in pairs: 8-bit out (what an
 element writes, process8) against OpenCV's u8 GaussianBlur, float out against its f32 one.
 
 The rows run twice: both sides as built (every SIMD extension this CPU has: on x86 with AVX2
@@ -109,15 +110,23 @@ std::pair<Timing, Timing> timePair(int repeat, const std::function<void()>& a, c
 struct Row {
     std::string size, filter, peer;
     Timing ours, theirs;
+    MemoryUse memory;  ///< what our backend holds for the row's chain (Backend::memory)
 };
+
+/// A row's memory as the table shows it: "7.9 MiB", or "15.8 MiB GPU + 8.1 MiB" on a GPU backend.
+std::string describeMemory(const MemoryUse& m) {
+    if (m.gpu == 0 && m.host == 0) return "-";
+    return m.gpu ? describeBytes(m.gpu) + " GPU + " + describeBytes(m.host) : describeBytes(m.host);
+}
 
 /// Prints one row: ours against the peer, with spreads and the ratio.
 void printRow(const Row& r) {
     char oursSpread[32], peerSpread[32];
     std::snprintf(oursSpread, sizeof oursSpread, "%.2f..%.2f", r.ours.min, r.ours.max);
     std::snprintf(peerSpread, sizeof peerSpread, "%.2f..%.2f", r.theirs.min, r.theirs.max);
-    std::printf("%-10s %-44s %-34s %9.2f %17s %9.2f %17s %7.3f\n", r.size.c_str(), r.filter.c_str(), r.peer.c_str(),
-                r.ours.median, oursSpread, r.theirs.median, peerSpread, r.ours.median / r.theirs.median);
+    std::printf("%-10s %-44s %-34s %9.2f %17s %9.2f %17s %7.3f  %s\n", r.size.c_str(), r.filter.c_str(), r.peer.c_str(),
+                r.ours.median, oursSpread, r.theirs.median, peerSpread, r.ours.median / r.theirs.median,
+                describeMemory(r.memory).c_str());
     std::fflush(stdout);
 }
 
@@ -177,7 +186,7 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
                 ChainOutput out;
                 auto [a, b] = timePair(repeat, [&] { (void)gpu->process(view, &out); },
                                        [&] { (void)cpuBackend.process(view, &out); });
-                rows->push_back({size, std::string(text) + " on " + name, "cpu backend", a, b});
+                rows->push_back({size, std::string(text) + " on " + name, "cpu backend", a, b, gpu->memory()});
                 printRow(rows->back());
             }
         }
@@ -273,9 +282,9 @@ int main(int argc, char** argv) {
     std::printf("striate bench: photo %s, %d threads each, %d runs per row, cpu path %s (8-bit blur and float FIR at %d bits), OpenCV %s (%s: %s)\n",
                 photo.c_str(), threads, repeat, cpu::simdPathName(), cpu::runsAvx2() ? 256 : 128, CV_VERSION,
                 opencv == "simd128" ? "held to 128-bit SIMD" : "as built", opencvFeatures().c_str());
-    std::printf("%-10s %-44s %-34s %9s %17s %9s %17s %7s\n", "size", gles ? "striate (GLES backend, board)" : "striate (cpu)",
+    std::printf("%-10s %-44s %-34s %9s %17s %9s %17s %7s  %s\n", "size", gles ? "striate (GLES backend, board)" : "striate (cpu)",
                 gles ? "peer" : "OpenCV", "ours ms", "ours min..max", gles ? "peer ms" : "cv ms",
-                gles ? "peer min..max" : "cv min..max", "ratio");
+                gles ? "peer min..max" : "cv min..max", "ratio", "ours memory");
 
     std::vector<Row> rows;
     if (gles) {
@@ -308,8 +317,9 @@ int main(int argc, char** argv) {
                 (void)backend.process(view, &out);
             };
         };
+        // The backend is configured for the row's chain when its row is added.
         auto add = [&](const std::string& filter, const std::string& peer, Timing a, Timing b) {
-            rows.push_back({size, filter, peer, a, b});
+            rows.push_back({size, filter, peer, a, b, filter.rfind("memcpy", 0) == 0 ? MemoryUse{} : backend.memory()});
             printRow(rows.back());
         };
 
@@ -422,10 +432,10 @@ int main(int argc, char** argv) {
             std::fprintf(f,
                          "  {\"size\": \"%s\", \"filter\": \"%s\", \"peer\": \"%s\", \"ours_ms\": %.4f, "
                          "\"ours_min\": %.4f, \"ours_max\": %.4f, \"peer_ms\": %.4f, \"peer_min\": %.4f, "
-                         "\"peer_max\": %.4f, \"ratio\": %.4f}%s\n",
+                         "\"peer_max\": %.4f, \"ratio\": %.4f, \"ours_gpu_bytes\": %zu, \"ours_host_bytes\": %zu}%s\n",
                          r.size.c_str(), r.filter.c_str(), r.peer.c_str(), r.ours.median, r.ours.min, r.ours.max,
-                         r.theirs.median, r.theirs.min, r.theirs.max, r.ours.median / r.theirs.median,
-                         i + 1 < rows.size() ? "," : "");
+                         r.theirs.median, r.theirs.min, r.theirs.max, r.ours.median / r.theirs.median, r.memory.gpu,
+                         r.memory.host, i + 1 < rows.size() ? "," : "");
         }
         std::fprintf(f, "]\n");
         std::fclose(f);
