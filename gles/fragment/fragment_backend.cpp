@@ -90,8 +90,7 @@ void FragmentBackend::init() {
     std::vector<std::pair<GLenum, std::vector<unsigned>>> options{{GL_STENCIL_INDEX8, {GL_STENCIL_ATTACHMENT}}};
     if (packedDepthStencil) options.push_back({GL_DEPTH24_STENCIL8, {GL_DEPTH_ATTACHMENT, GL_STENCIL_ATTACHMENT}});
     for (const auto& [format, attachments] : options) {
-        // The class planes' format (plan_edges.cpp): RGBA8 where packed, else R8.
-        const ProbeTarget classes(packed_ ? GL_RGBA : GL_R8, packed_ ? GL_RGBA : GL_RED, GL_UNSIGNED_BYTE);
+        const ProbeTarget classes(GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE);
         GLuint rb = 0;
         glGenRenderbuffers(1, &rb);
         glBindRenderbuffer(GL_RENDERBUFFER, rb);
@@ -136,7 +135,11 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     const int W = format.width, H = format.height;
     // Host planes for the read-back where the result is not read straight into real_ as R32F.
     readback8_.resize(packed_ ? static_cast<std::size_t>(4) * W * H : 0);
-    readbackF_.resize(packed_ || plan_.redResult > 0 ? 0 : static_cast<std::size_t>(4) * W * H);
+    // A QuadRows result is read a layer (a quarter of the rows) at a time.
+    std::size_t texels = static_cast<std::size_t>(W) * H;
+    if (failure_ && plan_.result.format.kind == PlaneKind::QuadRows)
+        texels = static_cast<std::size_t>(plan_.planes[plan_.result.plane].width) * plan_.planes[plan_.result.plane].height;
+    readbackF_.resize(packed_ || plan_.redResult > 0 ? 0 : 4 * texels);
     resetOutputs(plan_.complexOutput);
     failure_ = glStatus("while configuring");
     return failure_;

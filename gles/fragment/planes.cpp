@@ -23,7 +23,6 @@ const char* kindName(Plane::Kind kind) {
     case Plane::Kind::Rgba8: return "RGBA8";
     case Plane::Kind::Rgba32f: return "RGBA32F";
     case Plane::Kind::Rg32f: return "RG32F";
-    case Plane::Kind::R8: return "R8";
     case Plane::Kind::Layers: return "four RGBA32F array layers as one render target";
     case Plane::Kind::Luma: return "luma";
     case Plane::Kind::R32f: return "R32F";
@@ -38,7 +37,6 @@ std::size_t texelBytes(Plane::Kind kind, bool packed) {
     case Plane::Kind::Rgba8: return 4;
     case Plane::Kind::Rgba32f: return 16;
     case Plane::Kind::Rg32f: return 8;
-    case Plane::Kind::R8: return 1;
     case Plane::Kind::Layers: return 4 * 16;
     case Plane::Kind::Luma: return packed ? 1 : 4;
     case Plane::Kind::R32f: return 4;
@@ -88,7 +86,6 @@ void FragmentBackend::makePlane(int i) {
         case Plane::Kind::Rgba8: glTexImage2D(target, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr); break;
         case Plane::Kind::Rgba32f: glTexImage2D(target, 0, GL_RGBA32F, W, H, 0, GL_RGBA, GL_FLOAT, nullptr); break;
         case Plane::Kind::Rg32f: glTexImage2D(target, 0, GL_RG32F, W, H, 0, GL_RG, GL_FLOAT, nullptr); break;
-        case Plane::Kind::R8: glTexImage2D(target, 0, GL_R8, W, H, 0, GL_RED, GL_UNSIGNED_BYTE, nullptr); break;
         case Plane::Kind::Layers: glTexImage3D(target, 0, GL_RGBA32F, W, H, 4, 0, GL_RGBA, GL_FLOAT, nullptr); break;
         case Plane::Kind::Luma:
             if (packed_) glTexImage2D(target, 0, GL_LUMINANCE, W, H, 0, GL_LUMINANCE, GL_UNSIGNED_BYTE, nullptr);

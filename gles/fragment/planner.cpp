@@ -43,8 +43,7 @@ int FragmentPlanner::acquire(const PlaneFormat& format, int width, int height) {
     if (height == 0) height = format_.height;
     const PlaneKind kind = format.kind;
     const Plane::Kind texels = kind == PlaneKind::QuadRows ? Plane::Kind::Layers
-                               : packed_                   ? Plane::Kind::Rgba8
-                               : kind == PlaneKind::Packed ? Plane::Kind::R8
+                               : packed_ || kind == PlaneKind::Packed ? Plane::Kind::Rgba8
                                : kind == PlaneKind::Quad   ? Plane::Kind::Rgba32f
                                : format.complex            ? Plane::Kind::Rg32f
                                                            : Plane::Kind::R32f;

@@ -32,7 +32,6 @@ struct Plane {
         Rgba8,
         Rgba32f,   ///< Quad planes
         Rg32f,     ///< a complex float value
-        R8,        ///< edge classes where the targets are float (GLES 3.0 renders to R8)
         Layers,    ///< a QuadRows plane: an RGBA32F array texture of four layers, all attached
         Luma,      ///< the input: L8 when packed, else R32F of the unit values; no framebuffer
         R32f,      ///< a real float value
@@ -127,8 +126,8 @@ public:
 private:
     void fail(const std::string& message);
     /// A free plane of this size (0: the frame's) for values of `format`: an array texture for
-    /// QuadRows, RGBA8 everywhere on packed profiles, R8 for the classes (Packed on float
-    /// profiles), RGBA32F for quads, else R32F or RG32F as the value is real or complex.
+    /// QuadRows, RGBA8 for Packed (and everywhere on packed profiles), RGBA32F for quads, else
+    /// R32F or RG32F as the value is real or complex.
     int acquire(const PlaneFormat& format, int width = 0, int height = 0);
     void release(const Value& v);
     PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
