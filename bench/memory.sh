@@ -5,18 +5,20 @@
 #   GPU: bytes of textures, buffers and renderbuffers alive at once (the peak), counted by
 #        interposing the GL allocation calls (libstriate-gl-accounting.so, tests/support);
 #   cpu: the peak resident size over the same run on a 1x1 frame (what the frame's size adds).
-# Prints a Markdown table (MiB) and, with --planned, what each backend's plan says beside it.
+# Prints a Markdown table (MiB). BOARD (default host) is the board profile the GPU backends run
+# under (rpi3: gles-fragment's packed RGBA8 planes, what a Pi 0-3 runs).
 #   bench/memory.sh [BUILD]     (default build; needs gst-launch-1.0 and pngenc for the frame)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
+build=$(realpath "${1:-build}")
 size=${SIZE:-1920x1080}
+board=${BOARD:-host}
 bin=$build/bin
 [ -x "$bin/striate" ] && [ -f "$bin/libstriate-gl-accounting.so" ] ||
   { echo "memory: build first (ninja -C $build striate striate-gl-accounting)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export GST_PLUGIN_PATH=$PWD/$build/lib
+export GST_PLUGIN_PATH=$build/lib
 frame() {  # frame WIDTH HEIGHT FILE: one frame of striatesrc's photo scene as a grey PNG
   gst-launch-1.0 -q striatesrc num-buffers=1 scene=photo ! "video/x-raw,format=GRAY8,width=$1,height=$2" ! \
     pngenc ! filesink location="$3" >/dev/null
@@ -36,16 +38,19 @@ if r.returncode:
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 PY
 }
-echo "| chain ($size) | gles-compute MiB | gles-fragment MiB | cpu MiB (resident growth) |"
+echo "| chain ($size, board $board) | gles-compute MiB | gles-fragment MiB | cpu MiB (resident growth) |"
 echo "|---|---|---|---|"
 for chain in "${chains[@]}"; do
   row="| $chain |"
   for backend in gles-compute gles-fragment; do
-    STRIATE_GL_ACCOUNTING=$work/gl.txt LD_PRELOAD=$PWD/$bin/libstriate-gl-accounting.so \
-      "$bin/striate" filter --backend "$backend" --chain "$chain" "$work/frame.png" "$work/out.png" 2>"$work/err" ||
-      { echo "memory: $chain on $backend failed: $(cat "$work/err")" >&2; exit 1; }
-    grep -q 'using the cpu backend' "$work/err" && { echo "memory: $chain fell back from $backend: $(cat "$work/err")" >&2; exit 1; }
-    row+=" $(mib "$(awk '/^peak_bytes/ {print $2}' "$work/gl.txt")") |"
+    STRIATE_GL_ACCOUNTING=$work/gl.txt LD_PRELOAD=$bin/libstriate-gl-accounting.so \
+      "$bin/striate" filter --backend "$backend" --board "$board" --chain "$chain" "$work/frame.png" "$work/out.png" \
+      2>"$work/err" || { echo "memory: $chain on $backend failed: $(cat "$work/err")" >&2; exit 1; }
+    if grep -q 'using the cpu backend' "$work/err"; then
+      row+=" - ($(sed -n 's/.*warning: \(.*\); using the cpu backend/\1/p' "$work/err" | cut -c1-60)) |"
+    else
+      row+=" $(mib "$(awk '/^peak_bytes/ {print $2}' "$work/gl.txt")") |"
+    fi
   done
   big=$(peakRss filter --backend cpu --threads 2 --chain "$chain" "$work/frame.png" "$work/out.png")
   small=$(peakRss filter --backend cpu --threads 2 --chain "$chain" "$work/tiny.png" "$work/out.png")

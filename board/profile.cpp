@@ -24,8 +24,9 @@ namespace {
 //   ALU per shader (up to about 2000 vc4 instructions: the driver's compile stays short on a Pi).
 // vc4 allocates every texture and buffer from the CMA pool, 256 MiB by default with the
 // vc4-kms-v3d overlay and shared with the camera's buffers, the ISP and the display's
-// framebuffers: a chain's plan may take a quarter of it (at 1920x1080, Canny takes 27.7 MiB in
-// packed planes, the 6-orientation bank 33.6; docs/performance.md).
+// framebuffers (together under 64 MiB at 1080p): a chain's plan may take half of it (at
+// 1920x1080, Canny takes 27.7 MiB in packed planes, the 6-orientation bank 33.6, a recursive blur
+// of sigma 48 65.3; docs/performance.md).
 constexpr std::size_t kMiB = 1024 * 1024;
 constexpr gles::GpuLimits kVc4{
     .glesMajor = 2,
@@ -33,7 +34,7 @@ constexpr gles::GpuLimits kVc4{
     .compute = false,
     .floatTargets = false,
     .maxTextureSize = 2048,
-    .memoryBytes = 64 * kMiB,
+    .memoryBytes = 128 * kMiB,
     .budget = {.alu = 1024, .fetches = 128, .dependentDepth = 4, .uniforms = 64},
     .unrollLimit = 16,
 };

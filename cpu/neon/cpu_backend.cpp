@@ -261,7 +261,7 @@ void CpuBackend::gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o,
             case GaborSink::MaxMagnitude:
             case GaborSink::MaxEnergy: {
                 magnitudeRow(re, im, m, W);
-                std::uint8_t* sec = sector_.row(y);
+                std::uint8_t* sec = plan.sink == GaborSink::MaxEnergy ? sector_.row(y) : nullptr;  // a bank of edges only
                 for (int x = 0; x < W; ++x)
                     if (first || clearlyGreater(m[x], dst[x])) {
                         dst[x] = m[x];
@@ -346,7 +346,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
             for (int y = 0; y < H; ++y) {
                 float* dst = out.row(y) + c0;
                 const float* m = result + static_cast<std::ptrdiff_t>(y) * kLanes;
-                std::uint8_t* sec = sector_.row(y) + c0;
+                std::uint8_t* sec = plan.sink == GaborSink::MaxEnergy ? sector_.row(y) + c0 : nullptr;  // a bank of edges only
                 for (int l = 0; l < valid; ++l)
                     if (k == 0 || clearlyGreater(m[l], dst[l])) {
                         dst[l] = m[l];

@@ -23,6 +23,10 @@ struct Case {
     const char* chain;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << nickOf(kBackendKinds, c.kind) << " board=" << c.board << " \"" << c.chain << "\"";
+}
+
 std::string nameOf(const ::testing::TestParamInfo<Case>& info) {
     std::string n = std::string(nickOf(kBackendKinds, info.param.kind)) + "_" + info.param.board + "_" + info.param.chain;
     for (char& c : n)
