@@ -41,7 +41,11 @@ void expectWellFormed(const gles::FragmentPlan& plan, const char* board) {
             EXPECT_LT(d.shader, static_cast<int>(plan.shaders.size()));
             EXPECT_GE(d.target, 0);
             EXPECT_LT(d.target, static_cast<int>(plan.planes.size()));
-            for (int in : d.inputs) EXPECT_LT(in, static_cast<int>(plan.planes.size()));
+            for (int in : d.inputs) {
+                EXPECT_LT(in, static_cast<int>(plan.planes.size()));
+                // Planes shared by the pool never make a draw read its own target.
+                EXPECT_NE(in, d.target) << plan.shaders[d.shader].name << " reads the plane it draws into";
+            }
         }
 }
 
@@ -77,7 +81,8 @@ TEST(Planner, RefusesADirectBlurBeyondTheCascadeLimitByName) {
 TEST(Planner, EveryStageOfEveryFragmentProfileIsWellFormed) {
     for (const char* board : {"host", "rpi3", "rpi4", "tight"})
         for (const char* text : {"blur sigma=2", "blur sigma=8 method=boxes", "blur sigma=16 method=recursive",
-                                 "gabor sigma=3 wavelength=8 orientations=4", "edges", "edges method=gabor output=overlay"}) {
+                                 "gabor sigma=3 wavelength=8 orientations=4", "gabor output=complex", "edges",
+                                 "edges method=gabor output=overlay", "blur sigma=1 ! gabor ! edges output=strength"}) {
             const bool packed = !findBoardProfile(board)->limits.floatTargets && std::string(board) != "host";
             const gles::FragmentPlan plan = planOf(text, board, packed);
             ASSERT_TRUE(plan.failure) << board << " " << text << ": " << plan.failure.message();
