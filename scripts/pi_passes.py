@@ -8,7 +8,8 @@ pass with what the Pi's real compiler reported for its program, and a per-frame 
 The estimate is not a measurement: nothing executes under the shim. Per pass it takes the larger
 of two bounds, issue (ceil(items / 16) x instructions x 4 clocks / (QPUs x clock): a QPU runs a
 16-wide instruction in 4 clocks) and texture (items x fetches / (TMUs x clock)), summed over the
-passes of a frame, with the boards' published clocks and QPU counts (and the assumptions named in
+passes of a frame (a recursive line pass's items: its lines times their length, since each
+invocation loops over its line), with the boards' published clocks and QPU counts (and the assumptions named in
 BOARDS below). Hysteresis passes repeat until the edges settle: they are counted once.
 """
 import math
@@ -96,6 +97,10 @@ def passes(text, w, h):
         if "workgroups" in grid:
             gx, gy = map(int, re.match(r"(\d+)x(\d+)", grid).groups())
             items = gx * gy * (64 if name.startswith("recursive_line") else 256)
+            if name.startswith("recursive_line"):
+                # One invocation per line runs its causal and its anticausal loop over the line:
+                # about the shader's instructions once per sample (two loops, each about half).
+                items *= w if "AXIS=0" in name else h
         elif "one-texel" in grid or "one texel per line" in grid:
             items = max(w, h) * (int(grid.split()[0]) if "one-texel-wide" in grid else 1)
         else:
