@@ -1,13 +1,10 @@
 #pragma once
 
-#include <array>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "core/backend.h"
 #include "core/image.h"
-#include "core/plan.h"
 #include "gles/compute_plan.h"
 #include "gles/gles_backend.h"
 #include "gles/limits.h"
