@@ -25,8 +25,8 @@ namespace {
 // vc4 allocates every texture and buffer from the CMA pool, 256 MiB by default with the
 // vc4-kms-v3d overlay and shared with the camera's buffers, the ISP and the display's
 // framebuffers (together under 64 MiB at 1080p): a chain's plan may take half of it (at
-// 1920x1080, Canny takes 27.7 MiB in packed planes, the 6-orientation bank 33.6, a recursive blur
-// of sigma 48 65.3; docs/performance.md).
+// 1920x1080, Canny takes 19.8 MiB in packed planes, the 6-orientation bank 33.6, a recursive blur
+// of sigma 48 57.3; docs/performance.md).
 constexpr std::size_t kMiB = 1024 * 1024;
 constexpr gles::GpuLimits kVc4{
     .glesMajor = 2,

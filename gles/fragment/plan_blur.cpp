@@ -55,7 +55,6 @@ FragmentPlanner::Value FragmentPlanner::directGaussian(double sigma, int axis, c
         const int shift = i == 0 ? -pad : i == n - 1 ? pad : 0;
         const FragmentShader shader = directShader(!packed_, part, gaussianRadius(part), axis, v.format, out, shift);
         const Value next = i == n - 1 ? full(shader, {v}, out) : full(shader, {v}, out, {}, padW, padH);
-        if (i > 0) release(v);
         v = next;
     }
     return v;
@@ -86,8 +85,6 @@ FragmentPlanner::Value FragmentPlanner::pyramidBox(const ExtendedBox& box, int a
     const FragmentShader shader =
         pyramidBoxShader(!packed_, axis, box, p, length, shift, outShift, in.format, atlasFormat, out);
     const Value result = full(shader, {in, atlas[0], atlas[1]}, out, {}, outWidth, outHeight);
-    release(atlas[0]);
-    release(atlas[1]);
     return result;
 }
 
@@ -122,7 +119,6 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
             // (clamped), the others the padded planes; the last writes the frame's size.
             const Value next = pyramidBox(box, axis, v, length, pass == 0 ? -pad : 0, last ? pad : 0, last ? 0 : padW,
                                           last ? 0 : padH);
-            if (pass > 0) release(v);
             v = next;
             continue;
         }
@@ -135,11 +131,9 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
             std::vector<Value> inputs{v};
             if (first > 0) inputs.push_back(acc);
             const Value next = last ? full(shader, inputs, out) : full(shader, inputs, out, {}, padW, padH);
-            if (first > 0) release(acc);
             acc = next;
             first = end + 1;
         }
-        if (pass > 0) release(v);
         v = acc;
     }
     return v;
@@ -184,15 +178,12 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
     const PlaneFormat mid{PlaneKind::Quad, false, in.format.bound * l1, in.format.nonNegative && q.direct()};
     const PlaneFormat out{PlaneKind::QuadRows, false, mid.bound * l1, mid.nonNegative};
     const Value h = full(rows, {src}, mid, {}, quads, format_.height);
-    release(src);
     Value v;
     for (const FragmentShader& c : columns) {
         const Value next = full(c, v.plane >= 0 ? std::vector<Value>{h, v} : std::vector<Value>{h}, out, {}, quads,
                                 (format_.height + 3) / 4);
-        if (v.plane >= 0) release(v);
         v = next;
     }
-    release(h);
     return v;
 }
 
@@ -202,13 +193,11 @@ FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& 
         if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0) return q;
         const Value h = directGaussian(plan.sigma, 0, in);
         const Value v = directGaussian(plan.sigma, 1, h);
-        release(h);
         return v;
     }
     case BlurMethod::Boxes: {
         const Value h = boxes(plan, 0, in);
         const Value v = boxes(plan, 1, h);
-        release(h);
         return v;
     }
     case BlurMethod::Recursive:
@@ -218,7 +207,6 @@ FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& 
             if (const Value q = quadBlur(QuadWeights{0, taps.c}, "recursive.response", in); q.plane >= 0) return q;
         const Value h = recursive(plan.recursive, 0, in, false);
         const Value v = recursive(plan.recursive, 1, h, false);
-        release(h);
         return v;
     }
     }

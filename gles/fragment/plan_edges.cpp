@@ -51,7 +51,6 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
             h = tapsAxis(o.tx, 0, in, true, "gabor.direct");
             z = tapsAxis(o.ty, 1, h, true, "gabor.direct");
         }
-        release(h);
         // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first. u_combine: the
         // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step.
         FragmentWriter w(std::string("gabor.combine ") + sinkName(plan.sink) + (k > 0 && bank ? " (running)" : ""), !packed_);
@@ -86,7 +85,6 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
                 inputs.push_back(best);
             }
             const Value out = full(w.finish("best", format), inputs, format, {{"u_combine", u}});
-            if (k > 0) release(best);
             best = result = out;
         } else {
             std::string value = "vec2(m, 0.0)";
@@ -104,9 +102,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
             }
             result = full(w.finish(value, format), inputs, format, {{"u_combine", u}});
         }
-        release(z);
     }
-    if (plan.removeDc) release(gauss);
     return result;
 }
 
@@ -130,7 +126,6 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
         // scaled into that range.
         const PlaneFormat format = planeFormat(true, smooth.format.bound / std::sqrt(2.0), true);
         strength = full(w.finish("vec2(m, sector * " + f(format.bound / 3) + ")", format), {smooth}, format);
-        release(smooth);
     } else {
         strength = gabor(plan.gabor, in);
     }
@@ -206,7 +201,6 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     passes_.push_back({hysteresis.name, classPlanes,
                        std::string("2 draws") + (stencil ? " on the weak pixels (stencil)" : "") + ", repeated until stable; " +
                            describe(hysteresis.cost)});
-    planes_[other].busy = false;
     // The stage's output.
     FragmentWriter o("edges.output", !packed_);
     o.input(0, classFormat);
@@ -233,8 +227,6 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     }
     o.line("", 2);
     const Value out = full(o.finish(value, format), inputs, format);
-    release(classes);
-    release(strength);
     return out;
 }
 

@@ -56,9 +56,6 @@ FragmentPlanner::Value FragmentPlanner::blockSection(C pole, C gain, int axis, b
                              {zero, carry[0], carry[1], start}, out,
                              {{"u_start", {0.0f, 0.0f, static_cast<float>(steady.real()), static_cast<float>(steady.imag())}},
                               {"u_coef", {static_cast<float>(std::log(std::abs(pole))), static_cast<float>(std::arg(pole)), 0.0f, 0.0f}}});
-    release(zero);
-    release(carry[0]);
-    release(carry[1]);
     return fixed;
 }
 
@@ -112,7 +109,6 @@ FragmentPlanner::Value FragmentPlanner::section(const CascadeFloat& cf, int axis
     m.line("vec4 even = " + m.fetchRaw(0, "") + ", odd = " + m.fetchRaw(1, "") + ";", 0);
     m.line("", 2);
     const Value merged = full(m.finishRaw("mod(strip, 2.0) < 0.5 ? even : odd"), {target[0], target[1]}, out);
-    planes_[target[0].plane].busy = planes_[target[1].plane].busy = false;
     return merged;
 }
 
@@ -156,13 +152,9 @@ FragmentPlanner::Value FragmentPlanner::recursiveAxis(const CascadeFloat& cf, in
         passes_.push_back({shader.name + " k=" + std::to_string(j + 1), describe(border[j].format),
                            "1 draw of one texel per line; " + describe(shader.cost)});
     }
-    release(causal[0]);
-    release(causal[1]);
     v = causal[2];
     for (int k = 0; k < 3; ++k) {
         const Value next = section(cf, axis, k, true, v, border[k], planeFormat(complexAt(k), in.format.bound * bounds[3 + k]));
-        if (v.plane != in.plane) release(v);
-        release(border[k]);
         v = next;
     }
     return v;
@@ -191,7 +183,6 @@ FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis
         if (count % 2) u.insert(u.end(), {0.0f, 0.0f});
         const FragmentShader shader = tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, out);
         const Value next = centre ? full(shader, {in}, out, {{"u_taps", u}}) : full(shader, {in, acc}, out, {{"u_taps", u}});
-        if (!centre) release(acc);
         acc = next;
         k0 += count;
     } while (k0 <= R && failure_);

@@ -1,9 +1,12 @@
-// gles-fragment's planner: the plane pool's bookkeeping, draws and the stage loop, all without a
+// gles-fragment's planner: planes, draws, the stage loop and planes shared by liveness, all without a
 // GL call (the per-stage planners are plan_blur.cpp, plan_recursive.cpp and plan_edges.cpp).
 #include "gles/fragment/planner.h"
 
 #include <algorithm>
+#include <tuple>
 #include <variant>
+
+#include "core/liveness.h"
 
 #include "gles/fragment/glsl.h"
 
@@ -27,7 +30,6 @@ int FragmentPlanner::newPlane(Plane::Kind kind, int width, int height) {
     p.kind = kind;
     p.width = width;
     p.height = height;
-    p.busy = true;
     planes_.push_back(p);
     return static_cast<int>(planes_.size()) - 1;
 }
@@ -47,18 +49,66 @@ int FragmentPlanner::acquire(const PlaneFormat& format, int width, int height) {
                                : kind == PlaneKind::Quad   ? Plane::Kind::Rgba32f
                                : format.complex            ? Plane::Kind::Rg32f
                                                            : Plane::Kind::R32f;
-    for (std::size_t i = 0; i < planes_.size(); ++i) {
-        Plane& p = planes_[i];
-        if (!p.busy && p.width == width && p.height == height && p.kind == texels) {
-            p.busy = true;
-            return static_cast<int>(i);
-        }
-    }
     return newPlane(texels, width, height);
 }
 
-void FragmentPlanner::release(const Value& v) {
-    if (v.plane >= 0 && v.plane != plan_->luma) planes_[v.plane].busy = false;
+void FragmentPlanner::share() {
+    std::vector<Life> lives(planes_.size());
+    int at = 0;
+    for (const Step& step : steps_) {
+        const int first = at, last = at + static_cast<int>(step.draws.size()) - 1;
+        for (const Draw& d : step.draws) {
+            std::vector<int> used = d.inputs;
+            used.push_back(d.target);
+            for (int p : used) {
+                if (p < 0) continue;
+                lives[p].use(step.repeatUntilStable ? first : at);
+                lives[p].use(step.repeatUntilStable ? last : at);
+            }
+            ++at;
+        }
+    }
+    const int end = at;
+    for (int p : {plan_->result.plane, plan_->redResult})
+        if (p > 0) lives[p].use(end);
+    // Kinds: planes share only with planes of the same texture and size; the luma with none.
+    std::vector<std::tuple<Plane::Kind, int, int>> kinds;
+    std::vector<int> kindOf;
+    for (std::size_t i = 0; i < planes_.size(); ++i) {
+        const Plane& p = planes_[i];
+        const auto key = std::make_tuple(p.kind, p.width, p.height);
+        auto it = std::find(kinds.begin(), kinds.end(), key);
+        if (static_cast<int>(i) == plan_->luma || it == kinds.end()) it = kinds.insert(kinds.end(), key);
+        kindOf.push_back(static_cast<int>(it - kinds.begin()));
+    }
+    lives[plan_->luma].use(0);
+    lives[plan_->luma].use(end);
+    std::vector<int> storageKinds;
+    const std::vector<int> storage = shareStorage(kindOf, lives, &storageKinds);
+    std::vector<Plane> shared;
+    for (int kind : storageKinds) {
+        Plane p;
+        std::tie(p.kind, p.width, p.height) = kinds[kind];
+        shared.push_back(p);
+    }
+    // A storage with the stencil buffer attached where any of its values needs it (draws without
+    // a stencil test ignore it).
+    for (std::size_t i = 0; i < planes_.size(); ++i)
+        if (storage[i] >= 0 && planes_[i].stencil) shared[storage[i]].stencil = true;
+    const auto remap = [&](int& p) {
+        if (p >= 0) p = storage[p];
+    };
+    for (Step& step : steps_) {
+        for (Draw& d : step.draws) {
+            for (int& p : d.inputs) remap(p);
+            remap(d.target);
+        }
+        remap(step.watched);
+    }
+    remap(plan_->luma);
+    remap(plan_->result.plane);
+    if (plan_->redResult > 0) remap(plan_->redResult);
+    planes_ = std::move(shared);
 }
 
 int FragmentPlanner::shaderIndex(const FragmentShader& shader) {
@@ -122,7 +172,6 @@ void FragmentPlanner::planChain(const Chain& chain) {
         if (std::holds_alternative<BlurSpec>(chain.stages[i])) next = blur(plan.blur, v);
         else if (std::holds_alternative<GaborSpec>(chain.stages[i])) next = gabor(plan.gabor, v);
         else next = edges(std::get<EdgeSpec>(chain.stages[i]), plan, v);
-        if (i > 0) release(v);
         v = next;
     }
     plan_->result = v;
@@ -131,6 +180,7 @@ void FragmentPlanner::planChain(const Chain& chain) {
     // it as GL_RED / GL_FLOAT.
     if (caps_.redReadback && !packed_ && failure_ && v.format.kind == PlaneKind::Float && !v.format.complex)
         plan_->redResult = v.plane;
+    if (failure_) share();
 }
 
 } // namespace striate::gles

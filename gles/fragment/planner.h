@@ -39,7 +39,6 @@ struct Plane {
     };
     Kind kind = Kind::Rgba32f;
     int width = 0, height = 0;
-    bool busy = false;     ///< planning: held by a value
     bool stencil = false;  ///< the backend's stencil buffer is attached (hysteresis)
     bool withFbo = true;   ///< Borrowed: drawn into
     unsigned texture = 0, fbo = 0;
@@ -125,11 +124,15 @@ public:
 
 private:
     void fail(const std::string& message);
-    /// A free plane of this size (0: the frame's) for values of `format`: an array texture for
-    /// QuadRows, RGBA8 for Packed (and everywhere on packed profiles), RGBA32F for quads, else
-    /// R32F or RG32F as the value is real or complex.
+    /// A new value's plane of this size (0: the frame's) for values of `format`: an array texture
+    /// for QuadRows, RGBA8 for Packed (and everywhere on packed profiles), RGBA32F for quads, else
+    /// R32F or RG32F as the value is real or complex. Planes are shared afterwards, by share().
     int acquire(const PlaneFormat& format, int width = 0, int height = 0);
-    void release(const Value& v);
+    /// Each plane's life in the draws (a repeated step's planes live through all of it; the luma
+    /// from before the first draw, the result to after the last), then planes of one texture kind
+    /// and size whose lives never overlap as one (core/liveness.h), as gles-compute's plan does.
+    /// The luma keeps its own: the GstGL path puts another texture in its place while the draws run.
+    void share();
     PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
     /// The shader's index in the plan, or -1 (and a failure) where it is over the budget.
     int shaderIndex(const FragmentShader& shader);

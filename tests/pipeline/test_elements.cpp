@@ -534,8 +534,9 @@ TEST(Backend, UnavailableGpuBackendWarnsOnTheBusAndFallsBackToCpu) {
 
 TEST(Backend, AChainBeyondTheBoardsGpuMemoryRunsOnCpuNamingTheFigure) {
     requirePlugin();
-    // The tight profile lends 32 MiB; gles-fragment's Canny at 1920x1080 plans 35.7 MiB there.
-    GstHarness* h = gst_harness_new_parse("striateedges backend=gles-fragment board=tight");
+    // The tight profile lends 32 MiB; gles-fragment's 6-orientation bank at 1920x1080 plans
+    // 41.5 MiB there.
+    GstHarness* h = gst_harness_new_parse("striategabor backend=gles-fragment board=tight sigma=4 wavelength=8 orientations=6");
     const char* caps = "video/x-raw,format=GRAY8,width=1920,height=1080";
     gst_harness_set_src_caps_str(h, (std::string(caps) + ",framerate=30/1").c_str());
     GstBus* bus = gst_bus_new();
@@ -544,7 +545,7 @@ TEST(Backend, AChainBeyondTheBoardsGpuMemoryRunsOnCpuNamingTheFigure) {
     GstBuffer* out = gst_harness_pull(h);
     EXPECT_NE(out, nullptr);  // the stream goes on
     const std::string warning = popWarning(bus);
-    const std::string active = activeBackend(h, "striateedges");
+    const std::string active = activeBackend(h, "striategabor");
     gst_buffer_unref(out);
     gst_element_set_bus(h->element, nullptr);
     gst_object_unref(bus);

@@ -185,7 +185,7 @@ else
         pass "probe says each backend's memory for a chain" || fail "probe memory: $(cat out.txt)"
     grep -q '"memory": {"chain": "blur sigma=2 method=auto", "width": 64, "height": 48, "backends": {"gles-compute": {"gpu_bytes": [0-9]' \
         <(striate probe --json --chain blur --size 64x48) && pass "probe json has the memory" || fail "probe json memory"
-    expect_ok "probe memory over the board's" probe --board tight --chain edges --size 1920x1080
+    expect_ok "probe memory over the board's" probe --board tight --chain "gabor sigma=4 wavelength=8 orientations=6" --size 1920x1080
     grep -q "gles-fragment: not here: gles-fragment needs .* MiB of GPU memory for 1920x1080 frames .* more than the 32.0 MiB the board lends it" out.txt &&
         pass "probe names a chain beyond the board's GPU memory" || fail "probe memory over: $(cat out.txt)"
     expect_error "probe size without chain" "--size needs --chain" probe --size 64x48
