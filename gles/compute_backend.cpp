@@ -15,7 +15,6 @@ constexpr int kHysteresisPassesPerCheck = 16;
 
 GLenum internalFormat(ComputePlane::Format f) {
     switch (f) {
-    case ComputePlane::Format::R8: return GL_R8;
     case ComputePlane::Format::R32F: return GL_R32F;
     case ComputePlane::Format::R32UI: return GL_R32UI;
     }
@@ -138,13 +137,7 @@ void ComputeBackend::run(const ComputePass& pass) {
         case ComputeUniform::Type::Uvec2: glProgramUniform2ui(program, u.location, u.u[0], u.u[1]); break;
         }
     }
-    const ComputeProgram& p = plan_.programs[pass.program];
-    const auto name = [&] {
-        std::string n = p.file;
-        for (const auto& [k, v] : p.defines) n += " " + k + "=" + v;
-        return n;
-    };
-    runHeard(program, true, name, [&] {
+    runHeard(program, true, [&] { return plan_.programs[pass.program].name; }, [&] {
         if (pass.indirect) glDispatchComputeIndirect(0);
         else glDispatchCompute(static_cast<GLuint>(pass.groupsX), static_cast<GLuint>(pass.groupsY), 1);
     });

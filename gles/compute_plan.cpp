@@ -16,13 +16,13 @@ constexpr int kLineGroup = 64;  // recursive_line.comp: one invocation per line
 
 int groups(int n, int size) { return (n + size - 1) / size; }
 
-std::size_t texelBytes(ComputePlane::Format f) { return f == ComputePlane::Format::R8 ? 1 : 4; }
+constexpr std::size_t kTexelBytes = 4;  // R32F and R32UI
 
 } // namespace
 
 std::size_t ComputePlan::bytes(const FrameFormat& format) const {
     std::size_t total = 0;
-    for (const ComputePlane& p : planes) total += texelBytes(p.format) * format.width * format.height;
+    total += kTexelBytes * planes.size() * format.width * format.height;
     for (const ComputeBuffer& b : buffers) total += b.bytes;
     return total;
 }
@@ -63,19 +63,19 @@ int ComputePlanner::buffer(std::size_t bytes, std::vector<float> data, bool indi
 }
 
 ComputePass& ComputePlanner::dispatch(const std::string& file, const Defines& defines, int gx, int gy,
-                                      const std::string& writes) {
+                                      const std::string& writes, ComputeStep* step) {
     std::vector<ComputeProgram>& programs = plan_->programs;
     auto same = std::find_if(programs.begin(), programs.end(),
                              [&](const ComputeProgram& p) { return p.file == file && p.defines == defines; });
     if (same == programs.end()) {
-        programs.push_back(ComputeProgram{file, defines});
+        std::string name = file;
+        for (const auto& [k, v] : defines) name += " " + k + "=" + v;
+        programs.push_back(ComputeProgram{file, defines, name});
         same = programs.end() - 1;
     }
-    std::string name = file;
-    for (const auto& [k, v] : defines) name += " " + k + "=" + v;
-    plan_->passes.push_back({name, writes, std::to_string(gx) + "x" + std::to_string(gy) + " workgroups"});
-    plan_->steps.push_back(ComputeStep{});
-    ComputePass& pass = plan_->steps.back().passes.emplace_back();
+    plan_->passes.push_back({same->name, writes, std::to_string(gx) + "x" + std::to_string(gy) + " workgroups"});
+    if (!step) step = &plan_->steps.emplace_back();
+    ComputePass& pass = step->passes.emplace_back();
     pass.program = static_cast<int>(same - programs.begin());
     pass.groupsX = gx;
     pass.groupsY = gy;
@@ -285,18 +285,17 @@ void ComputePlanner::hysteresis(int classes) {
         plan_->changed = buffer(sizeof(unsigned));
         plan_->indirect = buffer(3 * sizeof(unsigned), {}, true);
     }
-    ComputePass pass = std::move(dispatch("hysteresis.comp", {}, static_cast<int>(gx), static_cast<int>(gy), "R32UI classes, in place"));
-    plan_->steps.pop_back();
+    ComputeStep& loop = plan_->steps.emplace_back();
+    loop.repeatUntilStable = true;
+    ComputePass& pass = dispatch("hysteresis.comp", {}, static_cast<int>(gx), static_cast<int>(gy), "R32UI classes, in place", &loop);
     pass.indirect = true;
     image(pass, 0, classes, Access::ReadWrite);
     storage(pass, 0, plan_->changed);
-    ComputePass gate = std::move(dispatch("hysteresis_gate.comp", {}, 1, 1, "the next pass's dispatch size"));
-    plan_->steps.pop_back();
+    ComputePass& gate = dispatch("hysteresis_gate.comp", {}, 1, 1, "the next pass's dispatch size", &loop);
     plan_->passes.back().grid += " (repeated until a pass changes nothing)";
     gate.uniforms.push_back({"grid", ComputeUniform::Type::Uvec2, {}, {gx, gy}});
     storage(gate, 0, plan_->changed);
     storage(gate, 1, plan_->indirect);
-    plan_->steps.push_back(ComputeStep{{std::move(pass), std::move(gate)}, true});
 }
 
 void ComputePlanner::planChain(const Chain& chain) {

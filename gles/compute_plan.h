@@ -25,7 +25,7 @@ inline constexpr int kBoxWorkgroup = 256;
 
 /// A texture of the frame's size.
 struct ComputePlane {
-    enum class Format { R8, R32F, R32UI };
+    enum class Format { R32F, R32UI };
     Format format = Format::R32F;
     unsigned texture = 0;  ///< set by the backend
 };
@@ -76,6 +76,7 @@ struct ComputeStep {
 struct ComputeProgram {
     std::string file;
     Defines defines;
+    std::string name;      ///< file and defines, as --explain and the driver log name it
     unsigned program = 0;  ///< set by the backend
 };
 
@@ -113,8 +114,10 @@ private:
     /// Each plane's life in the passes, then planes of one format that never overlap as one.
     void share();
     int buffer(std::size_t bytes, std::vector<float> data = {}, bool indirect = false);
-    /// A dispatch of FILE with DEFINES; `writes` is what --explain says it writes.
-    ComputePass& dispatch(const std::string& file, const Defines& defines, int gx, int gy, const std::string& writes);
+    /// A dispatch of FILE with DEFINES, a step of its own or the last of `step`; `writes` is what
+    /// --explain says it writes.
+    ComputePass& dispatch(const std::string& file, const Defines& defines, int gx, int gy, const std::string& writes,
+                          ComputeStep* step = nullptr);
     static void sampler(ComputePass& p, int unit, int plane);
     static void image(ComputePass& p, int unit, int plane, Access access);
     static void storage(ComputePass& p, int binding, int buffer);
