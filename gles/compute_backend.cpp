@@ -103,7 +103,7 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
         if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
             return failure_ = Status::error("gles-compute: the result's R32F framebuffer is incomplete");
     }
-    resetOutputs(plan_.complexOutput);
+    resetOutputs(plan_.complexOutput, true);
     failure_ = glStatus("while configuring");
     return failure_;
 }

@@ -33,27 +33,17 @@ int ComputePlanner::plane(Format format) {
 }
 
 void ComputePlanner::share() {
-    std::vector<Life> lives(plan_->planes.size());
-    lives[plan_->luma].use(0);  // uploaded before the first pass
-    int pass = 0;
-    for (const ComputeStep& step : plan_->steps)
-        for (const ComputePass& p : step.passes) {
-            for (const ComputeBinding& b : p.bindings)
-                if (b.kind != ComputeBinding::Kind::Buffer) lives[b.index].use(pass);
-            ++pass;
-        }
-    if (plan_->result >= 0) lives[plan_->result].use(pass);  // read back after the last pass
-    std::vector<int> kinds, storageKinds;
+    // The luma is uploaded before the first pass; the result is read back after the last.
+    std::vector<int> kinds;
     for (const ComputePlane& p : plan_->planes) kinds.push_back(static_cast<int>(p.format));
-    const std::vector<int> storage = shareStorage(kinds, lives, &storageKinds);
-    for (ComputeStep& step : plan_->steps)
-        for (ComputePass& p : step.passes)
-            for (ComputeBinding& b : p.bindings)
-                if (b.kind != ComputeBinding::Kind::Buffer) b.index = storage[b.index];
-    plan_->luma = storage[plan_->luma];
-    if (plan_->result >= 0) plan_->result = storage[plan_->result];
+    const Sharing s = sharePlanes(plan_->steps, kinds, PlaneEnds{{plan_->luma}, {plan_->result}, {}}, [](ComputePass& pass, auto&& plane) {
+        for (ComputeBinding& b : pass.bindings)
+            if (b.kind != ComputeBinding::Kind::Buffer) plane(b.index);
+    });
+    plan_->luma = s.remap(plan_->luma);
+    plan_->result = s.remap(plan_->result);
     plan_->planes.clear();
-    for (int kind : storageKinds) plan_->planes.push_back(ComputePlane{static_cast<Format>(kind)});
+    for (int kind : s.storageKinds) plan_->planes.push_back(ComputePlane{static_cast<Format>(kind)});
 }
 
 int ComputePlanner::buffer(std::size_t bytes, std::vector<float> data, bool indirect) {

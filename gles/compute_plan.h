@@ -9,13 +9,15 @@
 #include "core/plan.h"
 #include "gles/gles_backend.h"
 #include "gles/limits.h"
+#include "gles/pass_plan.h"
 #include "gles/program_cache.h"
 
 /// gles-compute's plan of a chain (DESIGN.md): its planes, buffers, programs and the dispatches of
 /// each frame, made by ComputePlanner without a GL call (tested without a context), then made real
 /// and replayed by ComputeBackend. The planner gives every value a plane of its own; then each
 /// plane's life (its first and last pass) is found and planes of one format whose lives do not
-/// overlap share a texture (core/liveness.h), as a register allocator shares registers.
+/// overlap share a texture (gles/pass_plan.h, as gles-fragment's plan), as a register allocator
+/// shares registers.
 /// Recursive passes along columns run in place, and the frame arrives as R32F unit values, so a
 /// blur holds two planes and Canny two float and two integer ones.
 namespace striate::gles {
@@ -68,10 +70,7 @@ struct ComputePass {
 
 /// Passes run once, or (hysteresis) repeated until a pass changes nothing: the gate pass writes
 /// the next pass's grid into the indirect buffer, zero once the `changed` buffer stays clear.
-struct ComputeStep {
-    std::vector<ComputePass> passes;
-    bool repeatUntilStable = false;
-};
+using ComputeStep = Step<ComputePass>;
 
 struct ComputeProgram {
     std::string file;

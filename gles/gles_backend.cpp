@@ -156,10 +156,10 @@ namespace {
 constexpr int kUploadRows = 32;
 } // namespace
 
-void GlesBackend::resetOutputs(bool complex) {
+void GlesBackend::resetOutputs(bool complex, bool unitBand) {
     real_.reset(format_.width, format_.height);
     if (complex) complex_.reset(format_.width, format_.height);
-    unitBand_.assign(static_cast<std::size_t>(format_.width) * std::min(kUploadRows, format_.height), 0.0f);
+    unitBand_.assign(unitBand ? static_cast<std::size_t>(format_.width) * std::min(kUploadRows, format_.height) : 0, 0.0f);
 }
 
 void GlesBackend::uploadUnitValues(ImageView<const std::uint8_t> luma) {

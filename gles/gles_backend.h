@@ -129,8 +129,9 @@ protected:
     /// The frame's output from the read-back planes: real_, or complex_ (filled by the caller)
     /// with its magnitude written into real_.
     ChainOutput output(bool complex);
-    /// Sizes the read-back planes and the upload band for the configured format.
-    void resetOutputs(bool complex);
+    /// Sizes the read-back planes for the configured format, and the upload band where the
+    /// backend uploads unit values (gles-compute; gles-fragment uploads the 8-bit codes).
+    void resetOutputs(bool complex, bool unitBand);
     /// Bytes of the read-back planes and the upload band.
     std::size_t hostBytes() const;
     /// Uploads the frame's unit values unitValues()[c] into the bound R32F texture, a band of

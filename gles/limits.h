@@ -66,6 +66,9 @@ struct FragmentOptions {
     /// Hysteresis draws shade only the weak pixels, through a stencil buffer, where one completes
     /// the class planes' framebuffers; false: full-frame draws (the tests compare both).
     bool hysteresisStencil = true;
+    /// A tall frame's quad blur runs its horizontal pass a band at a time into a tile of rows
+    /// (FragmentPlanner::quadBlur); false: into a frame-sized plane (the tests compare both).
+    bool tiles = true;
 };
 
 } // namespace striate::gles

@@ -109,6 +109,9 @@ def passes(text, w, h):
                 items = math.ceil(w / 4) * math.ceil(h / 4)
             elif "quad" in fmt:
                 items = math.ceil(w / 4) * h
+                tile = re.search(r"a tile of (\d+) rows", fmt)
+                if tile:  # the horizontal pass in tiles, one a band: draws x the tile's rows
+                    items = math.ceil(w / 4) * int(tile.group(1)) * int(re.match(r"(\d+) draws", grid).group(1))
             blocks = re.search(r"1 draw of (\d+) blocks", grid)
             if blocks:
                 items = int(blocks.group(1)) * (h if " x " in name else w)

@@ -97,9 +97,9 @@ void FragmentBackend::runSteps() {
         dst->resize(static_cast<std::size_t>(4) * W * H);
         glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
     };
-    for (const Step& step : plan_.steps) {
+    for (const DrawStep& step : plan_.steps) {
         if (!step.repeatUntilStable) {
-            for (const Draw& d : step.draws) run(d);
+            for (const Draw& d : step.passes) run(d);
             continue;
         }
         // Each pair of draws moves an edge at least one pixel along every unfinished path, so
@@ -109,7 +109,7 @@ void FragmentBackend::runSteps() {
         readClasses(step.watched, &before);
         for (long pairs = 0; pairs < static_cast<long>(W) * H + kHysteresisPairsPerCheck; pairs += kHysteresisPairsPerCheck) {
             for (int i = 0; i < kHysteresisPairsPerCheck; ++i)
-                for (const Draw& d : step.draws) run(d);
+                for (const Draw& d : step.passes) run(d);
             readClasses(step.watched, &after);
             if (after == before) break;
             before.swap(after);

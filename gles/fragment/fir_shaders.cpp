@@ -170,10 +170,10 @@ FragmentShader quadPackShader(bool es3, const PlaneFormat& in, int pad) {
 /// The horizontal pass from a padded Quad plane (quadPackShader) into an unpadded one: output
 /// texel q holds pixels 4q..4q+3, each the FIR of the pixels around it. Texel q + m brings
 /// pixels 4(q + m) + j, which weigh into output lane i with tap 4m + j - i.
-FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeights& q) {
+FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeights& q, bool tiled) {
     const int R = q.radius(), pad = quadPad(R);
-    FragmentWriter w(what + " x R=" + std::to_string(R) + " on quads", es3);
-    w.input(0, PlaneFormat{PlaneKind::Quad, false, 1, false});
+    FragmentWriter w(what + " x R=" + std::to_string(R) + " on quads" + (tiled ? ", a tile of rows" : ""), es3);
+    w.input(0, PlaneFormat{PlaneKind::Quad, false, 1, false}, tiled);
     const auto tap = declareWeights(w, q);
     w.line("vec4 acc = vec4(0.0);", 0);
     for (int m = -pad; m <= pad; ++m) {
@@ -196,13 +196,15 @@ FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeigh
 /// Output texel row Y holds rows 4Y + j in layer j. Where 2R + 4 fetches exceed the budget the
 /// pass is split by input rows: this draw sums rows e = e0..e1 (of -R..R + 3 around 4Y) onto the
 /// previous draw's sums (slot 1, read raw per layer); the last one also normalises.
-FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const QuadWeights& q, int e0, int e1) {
+FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const QuadWeights& q, int e0, int e1,
+                                     bool tiled) {
     const int R = q.radius();
     const bool whole = e0 == -R && e1 == R + 3, last = e1 == R + 3;
     std::string name = what + " y R=" + std::to_string(R) + " on quads, four rows per fragment";
     if (!whole) name += ", input rows " + std::to_string(e0) + ".." + std::to_string(e1);
+    if (tiled) name += ", from a tile";
     FragmentWriter w(name, es3);
-    w.input(0, PlaneFormat{PlaneKind::Quad, false, 1, false});
+    w.input(0, PlaneFormat{PlaneKind::Quad, false, 1, false}, tiled);
     if (e0 > -R) w.input(1, PlaneFormat{PlaneKind::QuadRows, false, 1, false});
     const auto tap = declareWeights(w, q);
     w.line("vec2 b = vec2(pos.x, 4.0 * floor(pos.y) + 0.5);", 2);
@@ -217,17 +219,20 @@ FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const Qu
     return w.finishRows({row(0), row(1), row(2), row(3)});
 }
 
+namespace {
+
 /// Direct Gabor taps of one axis, the centre and `count` pairs, or `count` pairs added to an
 /// accumulator (slot 1), in the cpu backend's order: the pair at -/+k summed first
-/// (cpu/neon/lines.cpp).
+/// (cpu/neon/lines.cpp); then the tail, if any.
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
-                          const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out) {
+                          const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out, const ShaderTail* tail) {
     // The taps are uniforms (u_taps[0].x: the centre tap c_0; u_taps[1 + i / 2]: (c, s) of pair
     // i, two per vector), so every orientation shares the program.
     // A real input under real taps (a recursive Gaussian's response) keeps only the real part.
-    const bool real = !in.complex && !out.complex;
+    const bool real = !in.complex && !out.complex && !tail;
     FragmentWriter w(what + " " + axisName(axis) + " " + std::to_string(count) + " tap pairs" +
-                         (withCentre ? " and the centre" : " from " + std::to_string(first) + " added"),
+                         (withCentre ? " and the centre" : " from " + std::to_string(first) + " added") +
+                         (tail ? ", " + tail->name : std::string()),
                      es3);
     w.input(0, in);
     if (!withCentre) w.input(1, acc);
@@ -250,7 +255,20 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
             if (!real) w.line("z.y = z.y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
         }
     }
+    if (tail) return w.finish(tail->code(w, 2), tail->format);
     return w.finish(real ? "vec2(z.x, 0.0)" : "z", out);
+}
+
+} // namespace
+
+FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
+                          const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out) {
+    return tapsShader(es3, what, first, count, withCentre, axis, in, acc, out, nullptr);
+}
+
+FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
+                          const PlaneFormat& in, const PlaneFormat& acc, const ShaderTail& tail) {
+    return tapsShader(es3, what, first, count, withCentre, axis, in, acc, tail.format, &tail);
 }
 
 } // namespace striate::gles

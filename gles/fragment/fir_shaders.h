@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,15 +71,18 @@ FragmentShader quadPackShader(bool es3, const PlaneFormat& in, int pad);
 
 /// The horizontal pass from a padded Quad plane (quadPackShader) into an unpadded one: output
 /// texel q holds pixels 4q..4q+3, each the FIR of the pixels around it. Texel q + m brings
-/// pixels 4(q + m) + j, which weigh into output lane i with tap 4m + j - i.
-FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeights& q);
+/// pixels 4(q + m) + j, which weigh into output lane i with tap 4m + j - i. `tiled`: the output
+/// is a window of rows, the input read through u_shift0 (FragmentWriter::input).
+FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeights& q, bool tiled = false);
 
 /// The vertical pass of a Quad plane into a QuadRows one: four rows of four columns per
 /// fragment, each input texel fetched once for the four (2R + 4 fetches for sixteen outputs).
 /// Output texel row Y holds rows 4Y + j in layer j. Where 2R + 4 fetches exceed the budget the
 /// pass is split by input rows: this draw sums rows e = e0..e1 (of -R..R + 3 around 4Y) onto the
-/// previous draw's sums (slot 1, read raw per layer); the last one also normalises.
-FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const QuadWeights& q, int e0, int e1);
+/// previous draw's sums (slot 1, read raw per layer); the last one also normalises. `tiled`: the
+/// input is a window of rows, read through u_shift0.
+FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const QuadWeights& q, int e0, int e1,
+                                     bool tiled = false);
 
 /// Direct Gabor taps of one axis, the centre and `count` pairs from pair `first` on (offsets
 /// -/+first .. -/+(first + count - 1)), or those pairs added to an accumulator (slot 1), in the cpu
@@ -88,5 +92,18 @@ FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const Qu
 /// shaders use 5 to 11 registers (docs/boards.md).
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
                           const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out);
+
+/// What a pass does with its value `vec2 z` before storing it (the Gabor combine, fused into the
+/// vertical pass's last draw so that z is never stored): `code` declares its inputs from the
+/// slot it is given on, adds its lines, and returns the value to store in `format`.
+struct ShaderTail {
+    std::string name;
+    std::function<std::string(FragmentWriter& w, int slot)> code;
+    PlaneFormat format;
+};
+
+/// tapsShader whose value goes through `tail` (its inputs from slot 2) before it is stored.
+FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
+                          const PlaneFormat& in, const PlaneFormat& acc, const ShaderTail& tail);
 
 } // namespace striate::gles

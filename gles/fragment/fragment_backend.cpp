@@ -130,8 +130,8 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     passes_ = plan_.passes;
     failure_ = plan_.failure;
     for (std::size_t i = 0; i < plan_.planes.size() && failure_; ++i) makePlane(static_cast<int>(i));
-    for (Step& step : plan_.steps)
-        for (Draw& d : step.draws) compile(d);
+    for (DrawStep& step : plan_.steps)
+        for (Draw& d : step.passes) compile(d);
     const int W = format.width, H = format.height;
     // Host planes for the read-back where the result is not read straight into real_ as R32F.
     readback8_.resize(packed_ ? static_cast<std::size_t>(4) * W * H : 0);
@@ -140,7 +140,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     if (failure_ && plan_.result.format.kind == PlaneKind::QuadRows)
         texels = static_cast<std::size_t>(plan_.planes[plan_.result.plane].width) * plan_.planes[plan_.result.plane].height;
     readbackF_.resize(packed_ || plan_.redResult > 0 ? 0 : 4 * texels);
-    resetOutputs(plan_.complexOutput);
+    resetOutputs(plan_.complexOutput, false);
     failure_ = glStatus("while configuring");
     return failure_;
 }
@@ -159,7 +159,9 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         }
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE, pixels);
     } else {
-        uploadUnitValues(luma);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, static_cast<GLint>(luma.stride));
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_UNSIGNED_BYTE, luma.data);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     }
 
     beginDraws();

@@ -25,6 +25,7 @@ inline const char* axisName(int axis) { return axis == 0 ? "x" : "y"; }
 inline std::string describe(const PlaneFormat& p) {
     std::string s = p.kind == PlaneKind::Float   ? (p.complex ? "RG32F" : "R32F")
                     : p.kind == PlaneKind::Quad  ? "RGBA32F quad"
+                    : p.kind == PlaneKind::Quad8 ? "RGBA8 quad of 8-bit codes"
                     : p.kind == PlaneKind::QuadRows ? "RGBA32F quad, rows in 4 layers"
                     : p.kind == PlaneKind::Luma8 ? "L8"
                                                  : "RGBA8 packed";

@@ -12,6 +12,8 @@ namespace {
 
 /// The most passes a direct Gaussian may be cascaded into per axis.
 constexpr int kMaxCascadePasses = 64;
+/// The fewest frame rows of a band of a tiled quad pass (FragmentPlanner::quadBlur).
+constexpr int kBandRows = 256;
 
 } // namespace
 
@@ -78,7 +80,7 @@ FragmentPlanner::Value FragmentPlanner::pyramidBox(const ExtendedBox& box, int a
         Draw d = makeDraw(shader, {k == 1 ? in : atlas[(k - 1) % 2]}, target);
         if (axis == 0) d.x = p.offset[k], d.y = 0, d.w = p.size[k], d.h = across;
         else d.x = 0, d.y = p.offset[k], d.w = across, d.h = p.size[k];
-        steps_.push_back(Step{{d}, false, -1});
+        steps_.push_back(DrawStep{{d}, false, -1});
         passes_.push_back({shader.name, describe(atlasFormat), "1 draw of " + std::to_string(p.size[k]) + " blocks; " +
                                                                    describe(shader.cost)});
     }
@@ -142,33 +144,42 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
 FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std::string& what, const Value& in) {
     // Float planes whose QuadRows render (GLES 3.0), a real input, and each axis in one shader
     // within budget; otherwise the per-pixel passes (Value{}: not taken). The input is packed
-    // into quads with a border first (read per pixel, whatever its kind).
+    // into quads with a border first (read per pixel, whatever its kind; the 8-bit input into
+    // RGBA8, exactly).
     if (packed_ || !caps_.quadRows || in.format.complex) return {};
-    const FragmentShader rows = quadRowsShader(!packed_, what, q);
+    const int R = q.radius(), H = format_.height, quads = (format_.width + 3) / 4, rowsOut = (H + 3) / 4;
+    // The horizontal pass's output lives between the two passes only, so on a tall frame it
+    // is made a band of output rows at a time into a tile (bands of at least kBandRows rows,
+    // and of 16 R so the 2 R rows each tile repeats stay within an eighth), each band's
+    // vertical pass following its tile: a tile instead of a frame of RGBA32F quads (1080p:
+    // 1.7 MiB instead of 7.9 at R = 8; docs/performance.md).
+    const int bands = (rowsOut + std::max(kBandRows, 16 * R) / 4 - 1) / (std::max(kBandRows, 16 * R) / 4);
+    const int band = (rowsOut + bands - 1) / bands;  // output texel rows
+    const int tileRows = 4 * band + 2 * R;
+    const bool tiled = options_.tiles && bands > 1 && tileRows < H;
+    const FragmentShader rows = quadRowsShader(!packed_, what, q, tiled);
     if (!fits(rows.cost, limits_.budget)) return {};
     // The vertical pass in as few draws as fit: each the most input rows that fit (the cost
     // grows with them; found by bisection).
-    const int R = q.radius();
     std::vector<FragmentShader> columns;
     for (int e0 = -R; e0 <= R + 3;) {
         int lo = e0 - 1, hi = R + 3;  // the last row that fits lies in (lo, hi]
-        if (!fits(quadRowsColumnsShader(!packed_, what, q, e0, hi).cost, limits_.budget)) {
+        if (!fits(quadRowsColumnsShader(!packed_, what, q, e0, hi, tiled).cost, limits_.budget)) {
             while (hi - lo > 1) {
                 const int mid = lo + (hi - lo) / 2;
-                if (fits(quadRowsColumnsShader(!packed_, what, q, e0, mid).cost, limits_.budget)) lo = mid;
+                if (fits(quadRowsColumnsShader(!packed_, what, q, e0, mid, tiled).cost, limits_.budget)) lo = mid;
                 else hi = mid;
             }
             hi = lo;
         }
         if (hi < e0) return {};
-        columns.push_back(quadRowsColumnsShader(!packed_, what, q, e0, hi));
+        columns.push_back(quadRowsColumnsShader(!packed_, what, q, e0, hi, tiled));
         e0 = hi + 1;
     }
-    const int quads = (format_.width + 3) / 4;
-    const int pad = quadPad(q.radius());
-    const Value src = full(quadPackShader(!packed_, in.format, pad), {in},
-                           PlaneFormat{PlaneKind::Quad, false, in.format.bound, in.format.nonNegative}, {}, quads + 2 * pad,
-                           format_.height);
+    const int pad = quadPad(R);
+    const PlaneFormat packedIn{in.format.kind == PlaneKind::Luma8 ? PlaneKind::Quad8 : PlaneKind::Quad, false,
+                               in.format.bound, in.format.nonNegative};
+    const Value src = full(quadPackShader(!packed_, in.format, pad), {in}, packedIn, {}, quads + 2 * pad, H);
     // Bounds as the per-pixel passes: the L1 norm of the taps (1 for the normalised Gaussian).
     double l1 = 1;
     if (!q.direct()) {
@@ -177,14 +188,38 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
     }
     const PlaneFormat mid{PlaneKind::Quad, false, in.format.bound * l1, in.format.nonNegative && q.direct()};
     const PlaneFormat out{PlaneKind::QuadRows, false, mid.bound * l1, mid.nonNegative};
-    const Value h = full(rows, {src}, mid, {}, quads, format_.height);
-    Value v;
-    for (const FragmentShader& c : columns) {
-        const Value next = full(c, v.plane >= 0 ? std::vector<Value>{h, v} : std::vector<Value>{h}, out, {}, quads,
-                                (format_.height + 3) / 4);
-        v = next;
+    if (!tiled) {
+        const Value h = full(rows, {src}, mid, {}, quads, H);
+        Value v;
+        for (const FragmentShader& c : columns) {
+            const Value next = full(c, v.plane >= 0 ? std::vector<Value>{h, v} : std::vector<Value>{h}, out, {}, quads, rowsOut);
+            v = next;
+        }
+        return v;
     }
-    return v;
+    // Band [Y0, Y1) of output texel rows needs frame rows 4 Y0 - R .. 4 Y1 - 1 + R; its tile holds
+    // tileRows rows from s, moved inside the frame where the band's rows run past its edges, so
+    // the tile's clamp replicates the frame's first and last rows exactly where the frame's would.
+    const Value h{acquire(mid, quads, tileRows), mid};
+    std::vector<Value> sums;
+    for (std::size_t i = 0; i < columns.size(); ++i) sums.push_back(Value{acquire(out, quads, rowsOut), out});
+    for (int Y0 = 0; Y0 < rowsOut; Y0 += band) {
+        const int Y1 = std::min(rowsOut, Y0 + band);
+        const float s = static_cast<float>(std::clamp(4 * Y0 - R, 0, H - tileRows));
+        DrawStep step;
+        step.passes.push_back(makeDraw(rows, {src}, h, {{"u_shift0", {0.0f, s, 0.0f, 0.0f}}}));
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            Draw d = makeDraw(columns[i], i ? std::vector<Value>{h, sums[i - 1]} : std::vector<Value>{h}, sums[i],
+                              {{"u_shift0", {0.0f, -s, 0.0f, 0.0f}}});
+            d.x = 0, d.y = Y0, d.w = quads, d.h = Y1 - Y0;
+            step.passes.push_back(d);
+        }
+        steps_.push_back(step);
+    }
+    const std::string draws = std::to_string(bands) + " draws, a band of " + std::to_string(4 * band) + " rows each; ";
+    passes_.push_back({rows.name, describe(mid) + ", a tile of " + std::to_string(tileRows) + " rows", draws + describe(rows.cost)});
+    for (const FragmentShader& c : columns) passes_.push_back({c.name, describe(out), draws + describe(c.cost)});
+    return sums.back();
 }
 
 FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& in) {

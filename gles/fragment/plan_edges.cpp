@@ -3,6 +3,7 @@
 #include "gles/fragment/planner.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/response.h"
@@ -43,72 +44,76 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     Value result;
     for (std::size_t k = 0; k < plan.bank.size() && failure_; ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
-        Value h, z;
-        if (plan.recursive) {
-            h = recursive(o.x, 0, in, true);
-            z = recursive(o.y, 1, h, true);
-        } else {
-            h = tapsAxis(o.tx, 0, in, true, "gabor.direct");
-            z = tapsAxis(o.ty, 1, h, true, "gabor.direct");
-        }
         // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first. u_combine: the
-        // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step.
-        FragmentWriter w(std::string("gabor.combine ") + sinkName(plan.sink) + (k > 0 && bank ? " (running)" : ""), !packed_);
-        w.uniform("u_combine");
-        w.input(0, z.format);
-        w.line("vec2 z = " + w.fetch(0, "") + ";", 0);
-        std::vector<Value> inputs{z};
-        if (plan.removeDc) {
-            w.input(1, gauss.format);
-            w.line("z.x -= u_combine.x * " + w.fetch(1, "") + ".x;", 1);
-            inputs.push_back(gauss);
+        // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step. On
+        // float planes it ends the vertical pass's last draw, so z is never stored.
+        Tail tail;
+        tail.shader.name = std::string("gabor.combine ") + sinkName(plan.sink) + (k > 0 && bank ? " (running)" : "");
+        tail.uniforms = {{"u_combine", {o.dcGain, static_cast<float>(o.sector * bound / 3), static_cast<float>(bound / 65535), 0.0f}}};
+        if (plan.removeDc) tail.inputs.push_back(gauss);
+        if (bank && k > 0) tail.inputs.push_back(best);
+        PlaneFormat& format = tail.shader.format;
+        std::string value = "vec2(m, 0.0)";
+        format = planeFormat(false, bound, true);
+        switch (plan.sink) {
+        case GaborSink::Real: value = "vec2(z.x, 0.0)"; format = planeFormat(false, bound); break;
+        case GaborSink::Imaginary: value = "vec2(z.y, 0.0)"; format = planeFormat(false, bound); break;
+        case GaborSink::Phase:
+            value = "vec2(z.x == 0.0 && z.y == 0.0 ? 0.0 : atan(z.y, z.x), 0.0)";
+            format = planeFormat(false, 3.2);
+            break;
+        case GaborSink::Complex: value = "z"; format = planeFormat(true, bound); break;
+        // The running maximum, and for edges (MaxEnergy) the winner's sector with it.
+        case GaborSink::MaxMagnitude: value = "best"; break;
+        case GaborSink::MaxEnergy: value = "best"; format = planeFormat(true, bound, true); break;
+        default: break;
         }
-        w.line("float m = length(z);", 3);
-        // (strength, sector) with the sector scaled into the strength's range, so one bound
-        // serves both (edges() decodes it).
-        const std::vector<float> u = {o.dcGain, static_cast<float>(o.sector * bound / 3), static_cast<float>(bound / 65535),
-                                      0.0f};
-        if (bank) {
-            const PlaneFormat format = planeFormat(true, bound, true);
-            if (packed_) {
-                // Compare what will be stored: equal strengths quantise alike, so the bank keeps
-                // the first of a tie as the float backends do.
-                w.line("m = floor(clamp(m / u_combine.z, 0.0, 65535.0) + 0.5) * u_combine.z;", 4);
+        const bool removeDc = plan.removeDc, packed = packed_, running = bank && k > 0;
+        const PlaneFormat gaussFormat = gauss.format, bestFormat = best.format;
+        tail.shader.code = [=](FragmentWriter& w, int slot) {
+            w.uniform("u_combine");
+            if (removeDc) {
+                w.input(slot, gaussFormat);
+                w.line("z.x -= u_combine.x * " + w.fetch(slot++, "") + ".x;", 1);
             }
-            if (k == 0) {
+            w.line("float m = length(z);", 3);
+            if (plan.sink == GaborSink::Phase) w.line("", 4);
+            if (!bank) return value;
+            // Compare what will be stored: equal packed strengths quantise alike, so the bank
+            // keeps the first of a tie as the float backends do.
+            if (packed) w.line("m = floor(clamp(m / u_combine.z, 0.0, 65535.0) + 0.5) * u_combine.z;", 4);
+            if (!running) {
                 w.line("vec2 best = vec2(m, u_combine.y);", 0);
             } else {
                 // Keep the first of near-equal maxima (kTieTolerance), as every backend does.
-                w.input(2, best.format);
-                w.line("vec2 best = " + w.fetch(2, "") + ";", 0);
+                w.input(slot, bestFormat);
+                w.line("vec2 best = " + w.fetch(slot, "") + ";", 0);
                 w.line("if (m > best.x * " + f(1 + kTieTolerance) + ") best = vec2(m, u_combine.y);", 3);
-                inputs.push_back(best);
             }
-            const Value out = full(w.finish("best", format), inputs, format, {{"u_combine", u}});
-            best = result = out;
+            return value;
+        };
+        const Tail* fused = packed_ ? nullptr : &tail;
+        Value h, z;
+        if (plan.recursive) {
+            h = recursive(o.x, 0, in, true);
+            z = recursive(o.y, 1, h, true, fused);
         } else {
-            std::string value = "vec2(m, 0.0)";
-            PlaneFormat format = planeFormat(false, bound, true);
-            switch (plan.sink) {
-            case GaborSink::Real: value = "vec2(z.x, 0.0)"; format = planeFormat(false, bound); break;
-            case GaborSink::Imaginary: value = "vec2(z.y, 0.0)"; format = planeFormat(false, bound); break;
-            case GaborSink::Phase:
-                value = "vec2(z.x == 0.0 && z.y == 0.0 ? 0.0 : atan(z.y, z.x), 0.0)";
-                format = planeFormat(false, 3.2);
-                w.line("", 4);
-                break;
-            case GaborSink::Complex: value = "z"; format = planeFormat(true, bound); break;
-            default: break;
-            }
-            result = full(w.finish(value, format), inputs, format, {{"u_combine", u}});
+            h = tapsAxis(o.tx, 0, in, true, "gabor.direct");
+            z = tapsAxis(o.ty, 1, h, true, "gabor.direct", fused);
         }
+        result = fused ? z : applyTail(z, tail);
+        if (bank) best = result;
     }
     return result;
 }
 
 FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in) {
-    // Strength and NMS sector as one complex value (re: strength, im: sector 0..3).
+    // Strength and NMS sector as one complex value (re: strength, im: sector 0..3); Canny's on
+    // float planes as one R32F value, the sector in the strength's two lowest mantissa bits
+    // (a relative change below 4e-7, cleared wherever it is read): half the memory of RG32F.
     Value strength;
+    const bool sectorBits = spec.method == EdgeMethod::Canny && !packed_;
+    const std::string kStrengthBits = "0xfffffffcu";
     if (spec.method == EdgeMethod::Canny) {
         const Value smooth = blur(plan.blur, in);
         FragmentWriter w("edges.gradient", !packed_);
@@ -122,21 +127,34 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
                    " * ax ? 2.0 : ((gx > 0.0) == (gy > 0.0) ? 1.0 : 3.0);",
                6);
         w.line("float m = sqrt(gx * gx + gy * gy);", 3);
-        // |gx|, |gy| <= bound / 2, so the magnitude is within bound / sqrt(2); the sector is
-        // scaled into that range.
-        const PlaneFormat format = planeFormat(true, smooth.format.bound / std::sqrt(2.0), true);
-        strength = full(w.finish("vec2(m, sector * " + f(format.bound / 3) + ")", format), {smooth}, format);
+        // |gx|, |gy| <= bound / 2, so the magnitude is within bound / sqrt(2); packed, the sector
+        // is scaled into that range.
+        const double bound = smooth.format.bound / std::sqrt(2.0);
+        if (sectorBits) {
+            w.line("float value = uintBitsToFloat((floatBitsToUint(m) & " + kStrengthBits + ") | uint(sector));", 3);
+            const PlaneFormat format = planeFormat(false, bound, true);
+            strength = full(w.finish("vec2(value, 0.0)", format), {smooth}, format);
+        } else {
+            const PlaneFormat format = planeFormat(true, bound, true);
+            strength = full(w.finish("vec2(m, sector * " + f(format.bound / 3) + ")", format), {smooth}, format);
+        }
     } else {
         strength = gabor(plan.gabor, in);
     }
+    // The strength of a fetched value (sectorBits: without the sector's bits).
+    const auto strengthOf = [&](const std::string& fetched) {
+        return sectorBits ? "uintBitsToFloat(floatBitsToUint(" + fetched + ".x) & " + kStrengthBits + ")" : fetched + ".x";
+    };
     // Suppression and double threshold: the neighbours along the sector are a dependent read.
     FragmentWriter n("edges.suppress", !packed_);
     n.input(0, strength.format);
     n.line("vec2 c = " + n.fetch(0, "") + ";", 0);
-    n.line("float sector = floor(c.y * " + f(3 / strength.format.bound) + " + 0.5);", 2);
+    if (sectorBits) n.line("float sector = float(floatBitsToUint(c.x) & 3u);", 2);
+    else n.line("float sector = floor(c.y * " + f(3 / strength.format.bound) + " + 0.5);", 2);
     n.line("vec2 step = sector < 0.5 ? vec2(1.0, 0.0) : sector < 1.5 ? vec2(1.0, 1.0) : sector < 2.5 ? vec2(0.0, 1.0) : vec2(-1.0, 1.0);", 6);
     const std::string before = n.fetch(0, "-step"), after = n.fetch(0, "step");
-    n.line("float v = c.x, before = " + before + ".x, after = " + after + ".x;", 0);
+    n.line("float v = " + strengthOf("c") + ", before = " + strengthOf(before) + ", after = " + strengthOf(after) + ";",
+           sectorBits ? 6 : 0);
     // Ties: within kTieTolerance, as everywhere; packed strengths also within a few codes of
     // their quantisation, which breaks exact ties apart at random (docs/algorithms.md).
     const double slack = packed_ ? kPackedTieCodes * strength.format.bound / 65535 : 0.0;
@@ -147,13 +165,13 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     n.line("float cls = !isMax ? 0.0 : v >= u_thresholds.x ? 2.0 : v >= u_thresholds.y ? 1.0 : 0.0;", 4);
     FragmentShader suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
     suppress.cost.dependentDepth = 2;
-    // Classes 0..3 as bytes (c / 255) in RGBA8 on every profile: exact, and a quarter of the
-    // traffic of float texels in the hysteresis loop and its read-backs. (R8 would hold a
-    // quarter of RGBA8's memory, but its hysteresis draws ran 23% slower on llvmpipe.)
+    // Classes 0..3 as bytes (c / 255): R8 on float profiles (GLES 3.0), RGBA8 on packed ones
+    // (GLES 2.0 renders no one-channel target).
     const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
+    const Plane::Kind classTexels = packed_ ? Plane::Kind::Rgba8 : Plane::Kind::R8;
     const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold), 0.0f, 0.0f}}};
-    Value classes = full(suppress, {strength}, classFormat, thresholds);
-    const std::string classPlanes = "RGBA8 classes";
+    Value classes = into(suppress, {strength}, Value{newPlane(classTexels, format_.width, format_.height), classFormat}, thresholds);
+    const std::string classPlanes = packed_ ? "RGBA8 classes" : "R8 classes";
     passes_.back().format = classPlanes;
     // Hysteresis: a weak pixel next to a strong or edge one becomes an edge (3); the two draws
     // repeat until the classes stop changing (checked on the host once per batch).
@@ -169,7 +187,7 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
                         3);
     hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
     const FragmentShader hysteresis = hw.finishRaw("vec4(c / 255.0, 0.0, 0.0, 1.0)");
-    const int other = acquire(classFormat);
+    const int other = newPlane(classTexels, format_.width, format_.height);
     const Value pong{other, classFormat};
     // Only weak pixels can change: where the two planes share a stencil buffer, both start as
     // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their
@@ -186,16 +204,16 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
         const FragmentShader mark = mw.finishRaw("vec4(0.0)");
         Draw m = makeDraw(mark, {classes}, pong);
         m.stencil = Stencil::Mark;
-        steps_.push_back(Step{{makeDraw(copy, {classes}, pong), m}, false, -1});
+        steps_.push_back(DrawStep{{makeDraw(copy, {classes}, pong), m}, false, -1});
         passes_.push_back({copy.name, classPlanes, "1 draw; " + describe(copy.cost)});
         passes_.push_back({mark.name, "stencil", "1 draw; " + describe(mark.cost)});
     }
-    Step loop;
+    DrawStep loop;
     loop.repeatUntilStable = true;
     loop.watched = classes.plane;
     for (int i = 0; i < 2; ++i) {
-        loop.draws.push_back(makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes));
-        if (stencil) loop.draws.back().stencil = Stencil::Test;
+        loop.passes.push_back(makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes));
+        if (stencil) loop.passes.back().stencil = Stencil::Test;
     }
     steps_.push_back(loop);
     passes_.push_back({hysteresis.name, classPlanes,
@@ -207,26 +225,37 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     o.line("float c = floor(" + o.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
     PlaneFormat format = planeFormat(false, 1, true);
     std::vector<Value> inputs{classes};
+    Uniforms uniforms;
     std::string value;
     switch (spec.output) {
     case EdgeOutput::Edges: value = "vec2(c > 1.5 ? 1.0 : 0.0, 0.0)"; break;
     case EdgeOutput::Strength:
         o.input(1, strength.format);
-        value = "vec2(" + o.fetch(1, "") + ".x, 0.0)";
+        value = "vec2(" + strengthOf(o.fetch(1, "")) + ", 0.0)";
         format = planeFormat(false, strength.format.bound, true);
         inputs.push_back(strength);
         break;
     case EdgeOutput::Overlay:
         o.input(1, in.format);
         // Fetched at the top level, then selected (a fetch inside a branch keeps vc4 at 1 thread).
-        o.line("float image = " + o.fetch(1, "") + ".x;", 0);
+        if (in.format.kind == PlaneKind::Luma8 && !packed_) {
+            // The input copied exactly: a texture unit's c / 255 may be an ulp off the reference's
+            // float(c / 255), so the code looks its unit value up (u_unit: unitValues()).
+            o.uniformArray("u_unit", 64);
+            o.line("int code = int(floor(" + o.fetchRaw(1, "") + ".r * 255.0 + 0.5));", 3);
+            o.line("float image = u_unit[code / 4][code % 4];", 3);
+            const std::array<float, 256>& unit = unitValues();
+            uniforms.push_back({"u_unit", std::vector<float>(unit.begin(), unit.end())});
+        } else {
+            o.line("float image = " + o.fetch(1, "") + ".x;", 0);
+        }
         value = "vec2(c > 1.5 ? 1.0 : image, 0.0)";
         format = planeFormat(false, std::max(1.0, in.format.bound), in.format.nonNegative);
         inputs.push_back(in);
         break;
     }
     o.line("", 2);
-    const Value out = full(o.finish(value, format), inputs, format);
+    const Value out = full(o.finish(value, format), inputs, format, uniforms);
     return out;
 }
 

@@ -34,7 +34,7 @@ FragmentPlanner::Value FragmentPlanner::blockSection(C pole, C gain, int axis, b
     const int strips = (N + S - 1) / S;
     const Value carry[2] = {Value{acquire(out), out}, Value{acquire(out), out}};
     const C pS = std::pow(pole, S);
-    Step step;
+    DrawStep step;
     auto end = [&](int k) { return anticausal ? N - (k + 1) * S : (k + 1) * S - 1; };
     for (int k = 0; k + 1 < strips; ++k) {
         const bool first = k == 0;
@@ -45,12 +45,12 @@ FragmentPlanner::Value FragmentPlanner::blockSection(C pole, C gain, int axis, b
                           {{"u_start", u}, {"u_coef", vec4Of(pS, 0.0)}});
         if (axis == 0) d.x = end(k), d.y = 0, d.w = 1, d.h = format_.height;
         else d.x = 0, d.y = end(k), d.w = format_.width, d.h = 1;
-        step.draws.push_back(d);
+        step.passes.push_back(d);
     }
-    if (!step.draws.empty()) {
+    if (!step.passes.empty()) {
         steps_.push_back(step);
         passes_.push_back({"recursive.block.carry " + std::string(axisName(axis)), describe(out),
-                           std::to_string(step.draws.size()) + " one-texel-wide draws"});
+                           std::to_string(step.passes.size()) + " one-texel-wide draws"});
     }
     const Value fixed = full(fixupShader(!packed_, axis, anticausal, S, N, out, out, start.format, out),
                              {zero, carry[0], carry[1], start}, out,
@@ -75,7 +75,7 @@ FragmentPlanner::Value FragmentPlanner::section(const CascadeFloat& cf, int axis
     if (options_.recursiveForm == RecursiveForm::Block)
         return blockSection(poles[k], gains[k], axis, anticausal, S, real, in, anticausal ? border : in, out);
     const C steady = gains[k] / (1.0 - poles[k]);
-    Step step;
+    DrawStep step;
     const int strips = (N + S - 1) / S;
     const Value target[2] = {Value{acquire(out), out}, Value{acquire(out), out}};
     for (int i = 0; i < strips; ++i) {
@@ -89,7 +89,7 @@ FragmentPlanner::Value FragmentPlanner::section(const CascadeFloat& cf, int axis
         const int lo = std::max(start, 0), hi = std::min(start + S, N);
         if (axis == 0) d.x = lo, d.y = 0, d.w = hi - lo, d.h = format_.height;
         else d.x = 0, d.y = lo, d.w = format_.width, d.h = hi - lo;
-        step.draws.push_back(d);
+        step.passes.push_back(d);
     }
     steps_.push_back(step);
     const FragmentShader carried = shaderFor(strips == 1, S);
@@ -148,7 +148,7 @@ FragmentPlanner::Value FragmentPlanner::recursiveAxis(const CascadeFloat& cf, in
         Draw d = makeDraw(shader, {causal[0], causal[1], causal[2], in}, border[j], {{"u_border", u}});
         if (axis == 0) d.x = 0, d.y = 0, d.w = 1, d.h = format_.height;
         else d.x = 0, d.y = 0, d.w = format_.width, d.h = 1;
-        steps_.push_back(Step{{d}, false, -1});
+        steps_.push_back(DrawStep{{d}, false, -1});
         passes_.push_back({shader.name + " k=" + std::to_string(j + 1), describe(border[j].format),
                            "1 draw of one texel per line; " + describe(shader.cost)});
     }
@@ -161,32 +161,59 @@ FragmentPlanner::Value FragmentPlanner::recursiveAxis(const CascadeFloat& cf, in
 }
 
 FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut,
-                                                 const std::string& what) {
+                                                 const std::string& what, const Tail* tail) {
     const int R = static_cast<int>(taps.c.size()) - 1;
     // |z| <= max |input| x the taps' L1 norm; re and im are each within |z|.
     const PlaneFormat out = planeFormat(complexOut, in.format.bound * tapsL1(taps));
     // As many tap pairs per pass as fit; later passes add to the accumulated sum (same bound:
-    // every partial sum is within the L1 norm of all taps).
+    // every partial sum is within the L1 norm of all taps). The last one ends in the tail, if
+    // that fits with one pair at least; else the tail is a draw of its own.
     Value acc;
     int k0 = 1;
     do {
         const bool centre = k0 == 1;
+        const auto shader = [&](int count, bool withTail) {
+            return withTail ? tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, tail->shader)
+                            : tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, out);
+        };
         int count = R - k0 + 1;
-        while (count > 0 && !fits(tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, out).cost, limits_.budget))
+        bool withTail = tail != nullptr;
+        while (count > 0 && !fits(shader(count, withTail).cost, limits_.budget)) {
             --count;
+            withTail = false;  // the tail goes with the last pair only
+        }
         if (count == 0 && !centre) {
             fail("gles-fragment: not even one tap pair of " + what + " fits the board's budget");
             break;
         }
+        Uniforms uniforms;
         std::vector<float> u = {taps.c[0], 0.0f, 0.0f, 0.0f};
         for (int i = 0; i < count; ++i) u.insert(u.end(), {taps.c[k0 + i], taps.s[k0 + i]});
         if (count % 2) u.insert(u.end(), {0.0f, 0.0f});
-        const FragmentShader shader = tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, out);
-        const Value next = centre ? full(shader, {in}, out, {{"u_taps", u}}) : full(shader, {in, acc}, out, {{"u_taps", u}});
+        uniforms.push_back({"u_taps", u});
+        std::vector<Value> inputs{in};
+        if (!centre) inputs.push_back(acc);
+        if (withTail) {
+            inputs.resize(2);  // the tail's inputs from slot 2
+            inputs.insert(inputs.end(), tail->inputs.begin(), tail->inputs.end());
+            uniforms.insert(uniforms.end(), tail->uniforms.begin(), tail->uniforms.end());
+            return full(shader(count, true), inputs, tail->shader.format, uniforms);
+        }
+        const Value next = full(shader(count, false), inputs, out, uniforms);
         acc = next;
         k0 += count;
     } while (k0 <= R && failure_);
-    return acc;
+    return tail && failure_ ? applyTail(acc, *tail) : acc;
+}
+
+FragmentPlanner::Value FragmentPlanner::applyTail(const Value& z, const Tail& tail) {
+    FragmentWriter w(tail.shader.name, !packed_);
+    w.input(0, z.format);
+    w.line("vec2 z = " + w.fetch(0, "") + ";", 0);
+    const std::string value = tail.shader.code(w, 1);
+    std::vector<Value> inputs{z};
+    inputs.insert(inputs.end(), tail.inputs.begin(), tail.inputs.end());
+    return full(w.finish(value, tail.shader.format), inputs, tail.shader.format, tail.uniforms);
 }
 
 bool FragmentPlanner::response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const {
@@ -200,10 +227,12 @@ bool FragmentPlanner::response(const CascadeFloat& cf, bool onQuads, GaborTaps* 
     return onQuads || 2 * static_cast<int>(taps->c.size()) - 1 <= kMaxResponseTaps;
 }
 
-FragmentPlanner::Value FragmentPlanner::recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut) {
+FragmentPlanner::Value FragmentPlanner::recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut,
+                                                  const Tail* tail) {
     GaborTaps taps;
-    if (response(cf, false, &taps)) return tapsAxis(taps, axis, in, complexOut, "recursive.response");
-    return recursiveAxis(cf, axis, in, complexOut);
+    if (response(cf, false, &taps)) return tapsAxis(taps, axis, in, complexOut, "recursive.response", tail);
+    const Value v = recursiveAxis(cf, axis, in, complexOut);
+    return tail && failure_ ? applyTail(v, *tail) : v;
 }
 
 } // namespace striate::gles

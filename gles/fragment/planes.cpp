@@ -21,6 +21,7 @@ void nearestClamped(GLenum target) {
 const char* kindName(Plane::Kind kind) {
     switch (kind) {
     case Plane::Kind::Rgba8: return "RGBA8";
+    case Plane::Kind::R8: return "R8";
     case Plane::Kind::Rgba32f: return "RGBA32F";
     case Plane::Kind::Rg32f: return "RG32F";
     case Plane::Kind::Layers: return "four RGBA32F array layers as one render target";
@@ -32,13 +33,14 @@ const char* kindName(Plane::Kind kind) {
 }
 
 /// Bytes per texel of a plane's texture.
-std::size_t texelBytes(Plane::Kind kind, bool packed) {
+std::size_t texelBytes(Plane::Kind kind) {
     switch (kind) {
     case Plane::Kind::Rgba8: return 4;
+    case Plane::Kind::R8: return 1;
     case Plane::Kind::Rgba32f: return 16;
     case Plane::Kind::Rg32f: return 8;
     case Plane::Kind::Layers: return 4 * 16;
-    case Plane::Kind::Luma: return packed ? 1 : 4;
+    case Plane::Kind::Luma: return 1;
     case Plane::Kind::R32f: return 4;
     case Plane::Kind::Borrowed: return 0;
     }
@@ -47,9 +49,9 @@ std::size_t texelBytes(Plane::Kind kind, bool packed) {
 
 } // namespace
 
-std::size_t FragmentPlan::bytes(bool packed) const {
+std::size_t FragmentPlan::bytes() const {
     std::size_t total = 0;
-    for (const Plane& p : planes) total += texelBytes(p.kind, packed) * p.width * p.height;
+    for (const Plane& p : planes) total += texelBytes(p.kind) * p.width * p.height;
     return total;
 }
 
@@ -64,11 +66,11 @@ std::size_t FragmentBackend::plannedGpuBytes(const Chain& chain, const FrameForm
     FragmentPlan plan;
     FragmentPlanner(limits_, options_, caps_, format, &plan).planChain(chain);
     const bool stencil = std::any_of(plan.planes.begin(), plan.planes.end(), [](const Plane& p) { return p.stencil; });
-    return plan.bytes(packed_) + kTriangleBytes + (stencil ? stencilBytes(stencil_.format, format) : 0);
+    return plan.bytes() + kTriangleBytes + (stencil ? stencilBytes(stencil_.format, format) : 0);
 }
 
 MemoryUse FragmentBackend::memory() const {
-    std::size_t gpu = plan_.bytes(packed_) + (vertexBuffer_ ? kTriangleBytes : 0);
+    std::size_t gpu = plan_.bytes() + (vertexBuffer_ ? kTriangleBytes : 0);
     if (stencil_.renderbuffer) gpu += stencilBytes(stencil_.format, format_);
     const std::size_t host = hostBytes() + lumaUpload_.size() + readback8_.size() + classesBefore_.size() +
                              classesAfter_.size() + sizeof(float) * readbackF_.size();
@@ -84,12 +86,13 @@ void FragmentBackend::makePlane(int i) {
         glBindTexture(target, p.texture);
         switch (p.kind) {
         case Plane::Kind::Rgba8: glTexImage2D(target, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr); break;
+        case Plane::Kind::R8: glTexImage2D(target, 0, GL_R8, W, H, 0, GL_RED, GL_UNSIGNED_BYTE, nullptr); break;
         case Plane::Kind::Rgba32f: glTexImage2D(target, 0, GL_RGBA32F, W, H, 0, GL_RGBA, GL_FLOAT, nullptr); break;
         case Plane::Kind::Rg32f: glTexImage2D(target, 0, GL_RG32F, W, H, 0, GL_RG, GL_FLOAT, nullptr); break;
         case Plane::Kind::Layers: glTexImage3D(target, 0, GL_RGBA32F, W, H, 4, 0, GL_RGBA, GL_FLOAT, nullptr); break;
         case Plane::Kind::Luma:
             if (packed_) glTexImage2D(target, 0, GL_LUMINANCE, W, H, 0, GL_LUMINANCE, GL_UNSIGNED_BYTE, nullptr);
-            else glTexImage2D(target, 0, GL_R32F, W, H, 0, GL_RED, GL_FLOAT, nullptr);
+            else glTexImage2D(target, 0, GL_R8, W, H, 0, GL_RED, GL_UNSIGNED_BYTE, nullptr);
             break;
         case Plane::Kind::R32f: glTexImage2D(target, 0, GL_R32F, W, H, 0, GL_RED, GL_FLOAT, nullptr); break;
         case Plane::Kind::Borrowed: break;

@@ -6,8 +6,6 @@
 #include <tuple>
 #include <variant>
 
-#include "core/liveness.h"
-
 #include "gles/fragment/glsl.h"
 
 namespace striate::gles {
@@ -45,7 +43,7 @@ int FragmentPlanner::acquire(const PlaneFormat& format, int width, int height) {
     if (height == 0) height = format_.height;
     const PlaneKind kind = format.kind;
     const Plane::Kind texels = kind == PlaneKind::QuadRows ? Plane::Kind::Layers
-                               : packed_ || kind == PlaneKind::Packed ? Plane::Kind::Rgba8
+                               : packed_ || kind == PlaneKind::Packed || kind == PlaneKind::Quad8 ? Plane::Kind::Rgba8
                                : kind == PlaneKind::Quad   ? Plane::Kind::Rgba32f
                                : format.complex            ? Plane::Kind::Rg32f
                                                            : Plane::Kind::R32f;
@@ -53,40 +51,24 @@ int FragmentPlanner::acquire(const PlaneFormat& format, int width, int height) {
 }
 
 void FragmentPlanner::share() {
-    std::vector<Life> lives(planes_.size());
-    int at = 0;
-    for (const Step& step : steps_) {
-        const int first = at, last = at + static_cast<int>(step.draws.size()) - 1;
-        for (const Draw& d : step.draws) {
-            std::vector<int> used = d.inputs;
-            used.push_back(d.target);
-            for (int p : used) {
-                if (p < 0) continue;
-                lives[p].use(step.repeatUntilStable ? first : at);
-                lives[p].use(step.repeatUntilStable ? last : at);
-            }
-            ++at;
-        }
-    }
-    const int end = at;
-    for (int p : {plan_->result.plane, plan_->redResult})
-        if (p > 0) lives[p].use(end);
-    // Kinds: planes share only with planes of the same texture and size; the luma with none.
+    // Kinds: planes share only with planes of the same texture and size; the luma with none (it
+    // is uploaded before the first draw, and the GstGL path swaps its texture).
     std::vector<std::tuple<Plane::Kind, int, int>> kinds;
     std::vector<int> kindOf;
-    for (std::size_t i = 0; i < planes_.size(); ++i) {
-        const Plane& p = planes_[i];
+    for (const Plane& p : planes_) {
         const auto key = std::make_tuple(p.kind, p.width, p.height);
         auto it = std::find(kinds.begin(), kinds.end(), key);
-        if (static_cast<int>(i) == plan_->luma || it == kinds.end()) it = kinds.insert(kinds.end(), key);
+        if (it == kinds.end()) it = kinds.insert(kinds.end(), key);
         kindOf.push_back(static_cast<int>(it - kinds.begin()));
     }
-    lives[plan_->luma].use(0);
-    lives[plan_->luma].use(end);
-    std::vector<int> storageKinds;
-    const std::vector<int> storage = shareStorage(kindOf, lives, &storageKinds);
+    const int red = plan_->redResult > 0 ? plan_->redResult : -1;
+    const Sharing s = sharePlanes(steps_, kindOf, PlaneEnds{{}, {plan_->result.plane, red}, {plan_->luma}},
+                                  [](Draw& d, auto&& plane) {
+                                      for (int& p : d.inputs) plane(p);
+                                      plane(d.target);
+                                  });
     std::vector<Plane> shared;
-    for (int kind : storageKinds) {
+    for (int kind : s.storageKinds) {
         Plane p;
         std::tie(p.kind, p.width, p.height) = kinds[kind];
         shared.push_back(p);
@@ -94,20 +76,10 @@ void FragmentPlanner::share() {
     // A storage with the stencil buffer attached where any of its values needs it (draws without
     // a stencil test ignore it).
     for (std::size_t i = 0; i < planes_.size(); ++i)
-        if (storage[i] >= 0 && planes_[i].stencil) shared[storage[i]].stencil = true;
-    const auto remap = [&](int& p) {
-        if (p >= 0) p = storage[p];
-    };
-    for (Step& step : steps_) {
-        for (Draw& d : step.draws) {
-            for (int& p : d.inputs) remap(p);
-            remap(d.target);
-        }
-        remap(step.watched);
-    }
-    remap(plan_->luma);
-    remap(plan_->result.plane);
-    if (plan_->redResult > 0) remap(plan_->redResult);
+        if (s.storage[i] >= 0 && planes_[i].stencil) shared[s.storage[i]].stencil = true;
+    plan_->luma = s.remap(plan_->luma);
+    plan_->result.plane = s.remap(plan_->result.plane);
+    if (plan_->redResult > 0) plan_->redResult = s.remap(plan_->redResult);
     planes_ = std::move(shared);
 }
 
@@ -155,17 +127,21 @@ Draw FragmentPlanner::makeDraw(const FragmentShader& shader, const std::vector<V
 
 FragmentPlanner::Value FragmentPlanner::full(const FragmentShader& shader, const std::vector<Value>& inputs,
                                              const PlaneFormat& out, const Uniforms& uniforms, int width, int height) {
-    const Value target{acquire(out, width, height), out};
-    steps_.push_back(Step{{makeDraw(shader, inputs, target, uniforms)}, false, -1});
-    passes_.push_back({shader.name, describe(out), "1 draw; " + describe(shader.cost)});
+    return into(shader, inputs, Value{acquire(out, width, height), out}, uniforms);
+}
+
+FragmentPlanner::Value FragmentPlanner::into(const FragmentShader& shader, const std::vector<Value>& inputs,
+                                             const Value& target, const Uniforms& uniforms) {
+    steps_.push_back(DrawStep{{makeDraw(shader, inputs, target, uniforms)}, false, -1});
+    passes_.push_back({shader.name, describe(target.format), "1 draw; " + describe(shader.cost)});
     return target;
 }
 
 void FragmentPlanner::planChain(const Chain& chain) {
-    // The input: with float targets an R32F plane of the reference's unit values float(c / 255),
-    // made on the host (a shader division need not round correctly); else the 8-bit luminance.
+    // The input: its 8-bit codes, which every texture fetch turns into the unit values c / 255
+    // (ALGORITHMS.md 0; GLES 3.2 2.3.5.1, within the float's rounding).
     plan_->luma = newPlane(Plane::Kind::Luma, format_.width, format_.height);
-    Value v{plan_->luma, PlaneFormat{packed_ ? PlaneKind::Luma8 : PlaneKind::Float, false, 1, true}};
+    Value v{plan_->luma, PlaneFormat{PlaneKind::Luma8, false, 1, true}};
     for (std::size_t i = 0; i < chain.stages.size() && failure_; ++i) {
         const StagePlan plan = planStage(chain.stages[i]);
         Value next;

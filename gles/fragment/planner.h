@@ -12,6 +12,7 @@
 #include "gles/fragment/shader_writer.h"
 #include "gles/gles_backend.h"
 #include "gles/limits.h"
+#include "gles/pass_plan.h"
 
 namespace striate::gles {
 
@@ -29,11 +30,12 @@ struct FragmentCapabilities {
 /// values take the channels they have (R32F real, RG32F complex), quads all four.
 struct Plane {
     enum class Kind {
-        Rgba8,
+        Rgba8,     ///< packed values, Quad8 planes, classes on packed profiles
+        R8,        ///< classes on float profiles
         Rgba32f,   ///< Quad planes
         Rg32f,     ///< a complex float value
         Layers,    ///< a QuadRows plane: an RGBA32F array texture of four layers, all attached
-        Luma,      ///< the input: L8 when packed, else R32F of the unit values; no framebuffer
+        Luma,      ///< the input's 8-bit codes: L8 when packed (GLES 2.0), else R8; no framebuffer
         R32f,      ///< a real float value
         Borrowed,  ///< GstGL's texture, bound per frame, never deleted (`fbo` for a target)
     };
@@ -69,11 +71,8 @@ struct Draw {
     unsigned program = 0;  ///< set when the backend compiles it
 };
 
-struct Step {
-    std::vector<Draw> draws;
-    bool repeatUntilStable = false;  ///< hysteresis: repeat the draws until the watched plane stops changing
-    int watched = -1;
-};
+/// Draws run once, or (hysteresis) repeated until the watched plane stops changing.
+using DrawStep = Step<Draw>;
 
 /// A plane and how its texels hold the values it carries.
 struct PlaneValue {
@@ -87,7 +86,7 @@ struct PlaneValue {
 struct FragmentPlan {
     std::vector<Plane> planes;
     std::vector<FragmentShader> shaders;
-    std::vector<Step> steps;
+    std::vector<DrawStep> steps;
     std::vector<PassInfo> passes;
     int luma = -1;
     PlaneValue result;
@@ -95,9 +94,8 @@ struct FragmentPlan {
     bool complexOutput = false;
     Status failure;     ///< the first planning failure (a shader over the budget, a cascade too long)
 
-    /// GPU memory of the plan's textures (borrowed ones are not ours), in bytes; `packed`: the
-    /// luma is L8 (else R32F).
-    std::size_t bytes(bool packed) const;
+    /// GPU memory of the plan's textures (borrowed ones are not ours), in bytes.
+    std::size_t bytes() const;
 };
 
 /// Plans a chain, or single draws (GstGL's import and encode), into a FragmentPlan: the per-stage
@@ -123,6 +121,13 @@ public:
     int borrowedPlane(int width, int height, bool withFbo);
 
 private:
+    /// A ShaderTail with the planes it reads (from its first slot on) and the uniforms it sets.
+    struct Tail {
+        ShaderTail shader;
+        std::vector<Value> inputs;
+        Uniforms uniforms;
+    };
+
     void fail(const std::string& message);
     /// A new value's plane of this size (0: the frame's) for values of `format`: an array texture
     /// for QuadRows, RGBA8 for Packed (and everywhere on packed profiles), RGBA32F for quads, else
@@ -136,6 +141,9 @@ private:
     PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
     /// The shader's index in the plan, or -1 (and a failure) where it is over the budget.
     int shaderIndex(const FragmentShader& shader);
+    /// One full-target draw into `target`, a step and a pass of its own.
+    Value into(const FragmentShader& shader, const std::vector<Value>& inputs, const Value& target,
+               const Uniforms& uniforms = {});
     /// One full-target draw into a new plane (of the frame's size unless given).
     Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
                const Uniforms& uniforms = {}, int width = 0, int height = 0);
@@ -161,9 +169,14 @@ private:
                        const Value& in, const Value& start, const PlaneFormat& out);
     /// A symmetric FIR along one axis (direct Gabor taps, or a recursive filter's response), split
     /// into accumulating draws to fit the budget; `what` names its shaders.
-    Value tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut, const std::string& what);
-    /// One axis of a recursive filter in the form the options ask for.
-    Value recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut);
+    /// With a tail: its value, the tail in the last draw where that fits the budget.
+    Value tapsAxis(const GaborTaps& taps, int axis, const Value& in, bool complexOut, const std::string& what,
+                   const Tail* tail = nullptr);
+    /// One axis of a recursive filter in the form the options ask for; with a tail, its value
+    /// (fused into the response's last draw, else a draw of its own).
+    Value recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut, const Tail* tail = nullptr);
+    /// The tail as a draw of its own, reading z from `z`.
+    Value applyTail(const Value& z, const Tail& tail);
     /// Whether a recursive filter runs as the FIR of its response (responseTaps, into `taps`):
     /// under RecursiveForm::Auto on quads whatever its length (they fit the budget or are not
     /// taken), in per-pixel passes up to kMaxResponseTaps per axis.
@@ -180,7 +193,7 @@ private:
     FragmentPlan* plan_;
     // The plan's parts under the names the planners use.
     std::vector<Plane>& planes_;
-    std::vector<Step>& steps_;
+    std::vector<DrawStep>& steps_;
     std::vector<PassInfo>& passes_;
     Status& failure_;
 };

@@ -34,12 +34,18 @@ std::string named(const char* prefix, int n) {
 FragmentWriter::FragmentWriter(std::string name, bool es3) : name_(std::move(name)), es3_(es3) {
 }
 
-void FragmentWriter::input(int slot, const PlaneFormat& f) {
-    if (static_cast<int>(inputs_.size()) <= slot) inputs_.resize(slot + 1);
+void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
+    if (static_cast<int>(inputs_.size()) <= slot) inputs_.resize(slot + 1), shifted_.resize(slot + 1);
     inputs_[slot] = f;
+    shifted_[slot] = shifted;
     const std::string s = std::to_string(slot);
-    // p is in the input's pixels; u_texelN = 1 / (its width, height).
-    const std::string t = "TEX(s" + s + ", p * u_texel" + s + ")";
+    // p is in the input's pixels (shifted: the frame's, moved into the window's); u_texelN =
+    // 1 / (its width, height).
+    if (shifted) {
+        declarations_ += "uniform vec4 u_shift" + s + ";\n";
+        ++cost_.uniforms;
+    }
+    const std::string t = "TEX(s" + s + (shifted ? ", (p + u_shift" + s + ".xy) * u_texel" : ", p * u_texel") + s + ")";
     // Samplers default to lowp.
     declarations_ += std::string("uniform highp ") + (f.kind == PlaneKind::QuadRows ? "sampler2DArray s" : "sampler2D s") + s + ";\n";
     declarations_ += "uniform vec2 u_texel" + s + ";\n";
@@ -47,6 +53,7 @@ void FragmentWriter::input(int slot, const PlaneFormat& f) {
     std::string value;
     switch (f.kind) {
     case PlaneKind::Quad:
+    case PlaneKind::Quad8:
         // Read raw, a texel (four pixels) at a time, by the quad passes.
         declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
         return;
@@ -103,7 +110,7 @@ std::string FragmentWriter::fetchAt(int slot, const std::string& texel) {
     const PlaneFormat& f = inputs_.at(slot);
     cost_.fetches += 1;
     if (f.complex || f.kind == PlaneKind::QuadRows) cost_.wideFetches += 1;
-    cost_.alu += 1;  // the coordinate
+    cost_.alu += shifted_.at(slot) ? 2 : 1;  // the coordinate
     if (f.kind == PlaneKind::Packed) cost_.alu += f.complex ? 3 : 2;
     if (f.kind == PlaneKind::QuadRows) cost_.alu += 6;  // clamp, texel, layer, component
     return call('f', slot, texel);
@@ -120,7 +127,7 @@ std::string FragmentWriter::fetchRaw(int slot, const std::string& offset) {
 std::string FragmentWriter::fetchRawAt(int slot, const std::string& texel) {
     cost_.fetches += 1;
     if (inputs_.at(slot).complex) cost_.wideFetches += 1;
-    cost_.alu += 1;
+    cost_.alu += shifted_.at(slot) ? 2 : 1;
     return call('r', slot, texel);
 }
 

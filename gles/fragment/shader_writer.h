@@ -18,6 +18,9 @@ enum class PlaneKind {
     /// texel i (the texture is ceil(width / 4) wide). FIR passes then fetch a quarter of the
     /// texels per output and run a quarter of the fragments; read raw only (fetchRaw).
     Quad,
+    /// A Quad plane of 8-bit codes (the input packed four to a texel) in RGBA8: exact, and a
+    /// quarter of Quad's memory; read raw as Quad (the normalised bytes are the unit values).
+    Quad8,
     /// A Quad plane split by rows over the four layers of an RGBA32F array texture: layer j holds
     /// rows 4Y + j in its texel row Y (ceil(height / 4) rows), so one draw with four colour
     /// attachments writes four rows per fragment (GLES 3.0). Per-pixel fetches pick layer and
@@ -47,7 +50,10 @@ public:
     /// is mediump), else GLSL ES 1.00 (any GLES 2.0 context).
     FragmentWriter(std::string name, bool es3);
     /// Declares sampler `slot` holding a plane of `format`; fetches decode to vec2 (re, im).
-    void input(int slot, const PlaneFormat& format);
+    /// `shifted`: the plane holds a window of the frame, so every fetch adds the draw's uniform
+    /// u_shiftN.xy (the frame position of the window's texel 0, negated) to its coordinate: the
+    /// tiles of a pass cut into bands (FragmentPlanner::quadBlur).
+    void input(int slot, const PlaneFormat& format, bool shifted = false);
     /// A uniform vec4 the draw sets: coefficients, strip origins. Values live in uniforms, not in
     /// the source, so one program serves every sigma, orientation and bound of its shape.
     void uniform(const std::string& name);
@@ -83,6 +89,7 @@ private:
     bool rows_ = false;  // four outputs (finishRows)
     std::string declarations_, body_;
     std::vector<PlaneFormat> inputs_;
+    std::vector<bool> shifted_;
     ShaderCost cost_;
 };
 
