@@ -93,9 +93,10 @@ void FragmentBackend::beginDraws() {
 void FragmentBackend::runSteps() {
     const int W = format_.width, H = format_.height;
     auto readClasses = [&](int plane, std::vector<std::uint8_t>* dst) {
-        glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plane].fbo);
-        dst->resize(static_cast<std::size_t>(4) * W * H);
-        glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
+        const Plane& p = plan_.planes[plane];
+        glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
+        dst->resize(static_cast<std::size_t>(4) * p.width * p.height);
+        glReadPixels(0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
     };
     for (const DrawStep& step : plan_.steps) {
         if (!step.repeatUntilStable) {

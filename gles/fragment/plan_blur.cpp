@@ -152,11 +152,13 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
     // is made a band of output rows at a time into a tile (bands of at least kBandRows rows,
     // and of 16 R so the 2 R rows each tile repeats stay within an eighth), each band's
     // vertical pass following its tile: a tile instead of a frame of RGBA32F quads (1080p:
-    // 1.7 MiB instead of 7.9 at R = 8; docs/performance.md).
+    // 1.7 MiB instead of 7.9 at R = 8; docs/performance.md). Only where the tile is at most
+    // half the frame: the repeated rows and the draws cost time (a bank's wide low-pass at
+    // 640x480 ran 4% slower tiled) for less memory saved.
     const int bands = (rowsOut + std::max(kBandRows, 16 * R) / 4 - 1) / (std::max(kBandRows, 16 * R) / 4);
     const int band = (rowsOut + bands - 1) / bands;  // output texel rows
     const int tileRows = 4 * band + 2 * R;
-    const bool tiled = options_.tiles && bands > 1 && tileRows < H;
+    const bool tiled = options_.tiles && bands > 1 && 2 * tileRows <= H;
     const FragmentShader rows = quadRowsShader(!packed_, what, q, tiled);
     if (!fits(rows.cost, limits_.budget)) return {};
     // The vertical pass in as few draws as fit: each the most input rows that fit (the cost

@@ -145,53 +145,102 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     const auto strengthOf = [&](const std::string& fetched) {
         return sectorBits ? "uintBitsToFloat(floatBitsToUint(" + fetched + ".x) & " + kStrengthBits + ")" : fetched + ".x";
     };
+    // Classes 0..3 (none, weak, strong, edge) as bytes c / 255, exact. On float profiles four
+    // pixels' classes share an RGBA8 texel (pixel 4q + j in component j of texel q): a byte a
+    // pixel, as R8 would hold, but in the format llvmpipe samples and renders fastest (R8 and
+    // RG8 hysteresis ran 24% slower than RGBA8 at 640x480), and a quarter of the fragments. On
+    // packed profiles one pixel's class per RGBA8 texel, the shaders VideoCore IV's compiler has
+    // passed (docs/boards.md).
+    const bool quads = !packed_;
+    const int classWidth = quads ? (format_.width + 3) / 4 : format_.width;
+    const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
+    const std::string classPlanes = quads ? "RGBA8 classes, four pixels a texel" : "RGBA8 classes";
+    const std::string perFragment = quads ? ", four pixels per fragment" : "";
     // Suppression and double threshold: the neighbours along the sector are a dependent read.
-    FragmentWriter n("edges.suppress", !packed_);
+    FragmentWriter n("edges.suppress" + perFragment, !packed_);
     n.input(0, strength.format);
-    n.line("vec2 c = " + n.fetch(0, "") + ";", 0);
-    if (sectorBits) n.line("float sector = float(floatBitsToUint(c.x) & 3u);", 2);
-    else n.line("float sector = floor(c.y * " + f(3 / strength.format.bound) + " + 0.5);", 2);
-    n.line("vec2 step = sector < 0.5 ? vec2(1.0, 0.0) : sector < 1.5 ? vec2(1.0, 1.0) : sector < 2.5 ? vec2(0.0, 1.0) : vec2(-1.0, 1.0);", 6);
-    const std::string before = n.fetch(0, "-step"), after = n.fetch(0, "step");
-    n.line("float v = " + strengthOf("c") + ", before = " + strengthOf(before) + ", after = " + strengthOf(after) + ";",
-           sectorBits ? 6 : 0);
+    n.uniform("u_thresholds");  // x: high, y: low, z: the frame's width (uniforms: a threshold change compiles nothing)
     // Ties: within kTieTolerance, as everywhere; packed strengths also within a few codes of
     // their quantisation, which breaks exact ties apart at random (docs/algorithms.md).
     const double slack = packed_ ? kPackedTieCodes * strength.format.bound / 65535 : 0.0;
-    n.line("bool isMax = v > before * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v >= after * " +
-               f(1 - kTieTolerance) + " - " + f(slack) + ";",
-           6);
-    n.uniform("u_thresholds");  // x: high, y: low (uniforms: a threshold change compiles nothing)
-    n.line("float cls = !isMax ? 0.0 : v >= u_thresholds.x ? 2.0 : v >= u_thresholds.y ? 1.0 : 0.0;", 4);
-    FragmentShader suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
+    // The class of the pixel at `p` (a vec2 expression) into float cls<k>.
+    const auto classAt = [&](const std::string& p, const std::string& k) {
+        n.line("vec2 c" + k + " = " + n.fetchAt(0, p) + ";", 0);
+        if (sectorBits) n.line("float sector" + k + " = float(floatBitsToUint(c" + k + ".x) & 3u);", 2);
+        else n.line("float sector" + k + " = floor(c" + k + ".y * " + f(3 / strength.format.bound) + " + 0.5);", 2);
+        const std::string s = "sector" + k;
+        n.line("vec2 dir" + k + " = " + s + " < 0.5 ? vec2(1.0, 0.0) : " + s + " < 1.5 ? vec2(1.0, 1.0) : " + s +
+                   " < 2.5 ? vec2(0.0, 1.0) : vec2(-1.0, 1.0);",
+               6);
+        const std::string before = n.fetchAt(0, "(" + p + " - dir" + k + ")"), after = n.fetchAt(0, "(" + p + " + dir" + k + ")");
+        n.line("float v" + k + " = " + strengthOf("c" + k) + ", before" + k + " = " + strengthOf(before) + ", after" + k +
+                   " = " + strengthOf(after) + ";",
+               sectorBits ? 6 : 0);
+        n.line("bool isMax" + k + " = v" + k + " > before" + k + " * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v" + k +
+                   " >= after" + k + " * " + f(1 - kTieTolerance) + " - " + f(slack) + ";",
+               6);
+        n.line("float cls" + k + " = !isMax" + k + " ? 0.0 : v" + k + " >= u_thresholds.x ? 2.0 : v" + k +
+                   " >= u_thresholds.y ? 1.0 : 0.0;",
+               4);
+    };
+    FragmentShader suppress;
+    if (quads) {
+        n.line("float x0 = 4.0 * floor(pos.x) + 0.5;", 2);
+        for (int j = 0; j < 4; ++j) classAt("vec2(x0 + " + f(j) + ", pos.y)", std::to_string(j));
+        // Pixels past the frame's last column are none, so they never grow an edge.
+        n.line("vec4 cls = vec4(cls0, cls1, cls2, cls3) * step(vec4(x0) + vec4(0.0, 1.0, 2.0, 3.0), vec4(u_thresholds.z));", 3);
+        suppress = n.finishRaw("cls / 255.0");
+    } else {
+        classAt("pos", "");
+        suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
+    }
     suppress.cost.dependentDepth = 2;
-    // Classes 0..3 as bytes (c / 255): R8 on float profiles (GLES 3.0), RGBA8 on packed ones
-    // (GLES 2.0 renders no one-channel target).
-    const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
-    const Plane::Kind classTexels = packed_ ? Plane::Kind::Rgba8 : Plane::Kind::R8;
-    const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold), 0.0f, 0.0f}}};
-    Value classes = into(suppress, {strength}, Value{newPlane(classTexels, format_.width, format_.height), classFormat}, thresholds);
-    const std::string classPlanes = packed_ ? "RGBA8 classes" : "R8 classes";
+    const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold),
+                                                static_cast<float>(format_.width), static_cast<float>(classWidth)}}};
+    Value classes = into(suppress, {strength}, Value{newPlane(Plane::Kind::Rgba8, classWidth, format_.height), classFormat}, thresholds);
     passes_.back().format = classPlanes;
     // Hysteresis: a weak pixel next to a strong or edge one becomes an edge (3); the two draws
     // repeat until the classes stop changing (checked on the host once per batch).
-    FragmentWriter hw("edges.hysteresis", !packed_);
+    FragmentWriter hw("edges.hysteresis" + perFragment, !packed_);
     hw.input(0, classFormat);
-    hw.line("float c = floor(" + hw.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
-    hw.line("float grow = 0.0;", 0);
-    for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-            if (dx || dy)
-                hw.line("grow = max(grow, step(1.5, floor(" + hw.fetchRaw(0, "vec2(" + f(dx) + ", " + f(dy) + ")") +
-                            ".r * 255.0 + 0.5)));",
-                        3);
-    hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
-    const FragmentShader hysteresis = hw.finishRaw("vec4(c / 255.0, 0.0, 0.0, 1.0)");
-    const int other = newPlane(classTexels, format_.width, format_.height);
+    if (quads) {
+        // Each row of the 3x3 neighbourhood as the four lanes and one past each end (none past
+        // the frame's first and last texel: a clamped texel would bring the wrong pixels).
+        hw.uniform("u_thresholds");  // w: the texels of a row
+        hw.line("vec4 c = floor(" + hw.fetchRaw(0, "") + " * 255.0 + 0.5);", 2);
+        hw.line("float hasLeft = step(1.0, pos.x), hasRight = step(pos.x + 1.5, u_thresholds.w);", 3);
+        hw.line("vec4 grow = vec4(0.0);", 0);
+        for (int dy = -1; dy <= 1; ++dy) {
+            const std::string d = f(dy), k = std::to_string(dy + 1);
+            hw.line("vec4 mid" + k + " = step(1.5, " + (dy ? "floor(" + hw.fetchRaw(0, "vec2(0.0, " + d + ")") + " * 255.0 + 0.5)" : std::string("c")) +
+                        ");",
+                    dy ? 3 : 1);
+            hw.line("float left" + k + " = hasLeft * step(1.5, floor(" + hw.fetchRaw(0, "vec2(-1.0, " + d + ")") + ".a * 255.0 + 0.5));", 4);
+            hw.line("float right" + k + " = hasRight * step(1.5, floor(" + hw.fetchRaw(0, "vec2(1.0, " + d + ")") +
+                        ".r * 255.0 + 0.5));",
+                    4);
+            hw.line("grow = max(grow, max(mid" + k + ", max(vec4(left" + k + ", mid" + k + ".xyz), vec4(mid" + k + ".yzw, right" + k +
+                        "))));",
+                    3);
+        }
+        hw.line("c = mix(c, vec4(3.0), vec4(equal(c, vec4(1.0))) * step(0.5, grow));", 4);
+    } else {
+        hw.line("float c = floor(" + hw.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
+        hw.line("float grow = 0.0;", 0);
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
+                if (dx || dy)
+                    hw.line("grow = max(grow, step(1.5, floor(" + hw.fetchRaw(0, "vec2(" + f(dx) + ", " + f(dy) + ")") +
+                                ".r * 255.0 + 0.5)));",
+                            3);
+        hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
+    }
+    const FragmentShader hysteresis = hw.finishRaw(quads ? "c / 255.0" : "vec4(c / 255.0, 0.0, 0.0, 1.0)");
+    const int other = newPlane(Plane::Kind::Rgba8, classWidth, format_.height);
     const Value pong{other, classFormat};
     // Only weak pixels can change: where the two planes share a stencil buffer, both start as
     // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their
-    // stencil).
+    // stencil; on quads, texels with a weak pixel).
     const bool stencil = options_.hysteresisStencil && caps_.stencil;
     if (stencil) {
         planes_[classes.plane].stencil = planes_[other].stencil = true;
@@ -200,7 +249,8 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
         const FragmentShader copy = cw.finishRaw(cw.fetchRaw(0, ""));
         FragmentWriter mw("edges.weak pixels mark", !packed_);
         mw.input(0, classFormat);
-        mw.line("if (abs(" + mw.fetchRaw(0, "") + ".r * 255.0 - 1.0) > 0.5) discard;", 3);
+        if (quads) mw.line("if (!any(equal(floor(" + mw.fetchRaw(0, "") + " * 255.0 + 0.5), vec4(1.0)))) discard;", 6);
+        else mw.line("if (abs(" + mw.fetchRaw(0, "") + ".r * 255.0 - 1.0) > 0.5) discard;", 3);
         const FragmentShader mark = mw.finishRaw("vec4(0.0)");
         Draw m = makeDraw(mark, {classes}, pong);
         m.stencil = Stencil::Mark;
@@ -212,7 +262,7 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     loop.repeatUntilStable = true;
     loop.watched = classes.plane;
     for (int i = 0; i < 2; ++i) {
-        loop.passes.push_back(makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes));
+        loop.passes.push_back(makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes, thresholds));
         if (stencil) loop.passes.back().stencil = Stencil::Test;
     }
     steps_.push_back(loop);
@@ -222,7 +272,12 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     // The stage's output.
     FragmentWriter o("edges.output", !packed_);
     o.input(0, classFormat);
-    o.line("float c = floor(" + o.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
+    if (quads) {
+        o.line("vec4 t = " + o.fetchRawAt(0, "vec2(floor(pos.x * 0.25) + 0.5, pos.y)") + ";", 2);
+        o.line("float c = floor(dot(t, vec4(equal(vec4(mod(floor(pos.x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0)))) * 255.0 + 0.5);", 8);
+    } else {
+        o.line("float c = floor(" + o.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
+    }
     PlaneFormat format = planeFormat(false, 1, true);
     std::vector<Value> inputs{classes};
     Uniforms uniforms;

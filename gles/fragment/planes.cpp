@@ -21,7 +21,6 @@ void nearestClamped(GLenum target) {
 const char* kindName(Plane::Kind kind) {
     switch (kind) {
     case Plane::Kind::Rgba8: return "RGBA8";
-    case Plane::Kind::R8: return "R8";
     case Plane::Kind::Rgba32f: return "RGBA32F";
     case Plane::Kind::Rg32f: return "RG32F";
     case Plane::Kind::Layers: return "four RGBA32F array layers as one render target";
@@ -36,7 +35,6 @@ const char* kindName(Plane::Kind kind) {
 std::size_t texelBytes(Plane::Kind kind) {
     switch (kind) {
     case Plane::Kind::Rgba8: return 4;
-    case Plane::Kind::R8: return 1;
     case Plane::Kind::Rgba32f: return 16;
     case Plane::Kind::Rg32f: return 8;
     case Plane::Kind::Layers: return 4 * 16;
@@ -56,22 +54,23 @@ std::size_t FragmentPlan::bytes() const {
 }
 
 namespace {
-/// Bytes of the stencil buffer of a frame (STENCIL_INDEX8: 1 a pixel; packed depth and stencil: 4).
-std::size_t stencilBytes(unsigned format, const FrameFormat& frame) {
-    return (format == GL_STENCIL_INDEX8 ? 1u : 4u) * static_cast<std::size_t>(frame.width) * frame.height;
+/// Bytes of the stencil buffer a plan's class planes share (STENCIL_INDEX8: 1 a texel; packed
+/// depth and stencil: 4), of their size; 0 without one.
+std::size_t stencilBytes(unsigned format, const FragmentPlan& plan) {
+    const auto p = std::find_if(plan.planes.begin(), plan.planes.end(), [](const Plane& q) { return q.stencil; });
+    return p == plan.planes.end() ? 0 : (format == GL_STENCIL_INDEX8 ? 1u : 4u) * static_cast<std::size_t>(p->width) * p->height;
 }
 } // namespace
 
 std::size_t FragmentBackend::plannedGpuBytes(const Chain& chain, const FrameFormat& format) const {
     FragmentPlan plan;
     FragmentPlanner(limits_, options_, caps_, format, &plan).planChain(chain);
-    const bool stencil = std::any_of(plan.planes.begin(), plan.planes.end(), [](const Plane& p) { return p.stencil; });
-    return plan.bytes() + kTriangleBytes + (stencil ? stencilBytes(stencil_.format, format) : 0);
+    return plan.bytes() + kTriangleBytes + stencilBytes(stencil_.format, plan);
 }
 
 MemoryUse FragmentBackend::memory() const {
     std::size_t gpu = plan_.bytes() + (vertexBuffer_ ? kTriangleBytes : 0);
-    if (stencil_.renderbuffer) gpu += stencilBytes(stencil_.format, format_);
+    if (stencil_.renderbuffer) gpu += stencilBytes(stencil_.format, plan_);
     const std::size_t host = hostBytes() + lumaUpload_.size() + readback8_.size() + classesBefore_.size() +
                              classesAfter_.size() + sizeof(float) * readbackF_.size();
     return {gpu, host};
@@ -86,7 +85,6 @@ void FragmentBackend::makePlane(int i) {
         glBindTexture(target, p.texture);
         switch (p.kind) {
         case Plane::Kind::Rgba8: glTexImage2D(target, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr); break;
-        case Plane::Kind::R8: glTexImage2D(target, 0, GL_R8, W, H, 0, GL_RED, GL_UNSIGNED_BYTE, nullptr); break;
         case Plane::Kind::Rgba32f: glTexImage2D(target, 0, GL_RGBA32F, W, H, 0, GL_RGBA, GL_FLOAT, nullptr); break;
         case Plane::Kind::Rg32f: glTexImage2D(target, 0, GL_RG32F, W, H, 0, GL_RG, GL_FLOAT, nullptr); break;
         case Plane::Kind::Layers: glTexImage3D(target, 0, GL_RGBA32F, W, H, 4, 0, GL_RGBA, GL_FLOAT, nullptr); break;
@@ -112,12 +110,12 @@ void FragmentBackend::makePlane(int i) {
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, p.texture, 0);
     }
     if (p.stencil) {
-        // The backend's one stencil buffer, of the frame's size, in the format init() found to
-        // complete a class plane's framebuffer.
+        // The backend's one stencil buffer, of the class planes' size (the planner makes them
+        // alike), in the format init() found to complete a class plane's framebuffer.
         if (!stencil_.renderbuffer) {
             glGenRenderbuffers(1, &stencil_.renderbuffer);
             glBindRenderbuffer(GL_RENDERBUFFER, stencil_.renderbuffer);
-            glRenderbufferStorage(GL_RENDERBUFFER, stencil_.format, format_.width, format_.height);
+            glRenderbufferStorage(GL_RENDERBUFFER, stencil_.format, W, H);
         }
         for (GLenum at : stencil_.attachments)
             glFramebufferRenderbuffer(GL_FRAMEBUFFER, at, GL_RENDERBUFFER, stencil_.renderbuffer);

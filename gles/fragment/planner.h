@@ -30,8 +30,7 @@ struct FragmentCapabilities {
 /// values take the channels they have (R32F real, RG32F complex), quads all four.
 struct Plane {
     enum class Kind {
-        Rgba8,     ///< packed values, Quad8 planes, classes on packed profiles
-        R8,        ///< classes on float profiles
+        Rgba8,     ///< packed values, Quad8 planes, edge classes
         Rgba32f,   ///< Quad planes
         Rg32f,     ///< a complex float value
         Layers,    ///< a QuadRows plane: an RGBA32F array texture of four layers, all attached
