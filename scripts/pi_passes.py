@@ -105,7 +105,9 @@ def passes(text, w, h):
             items = max(w, h) * (int(grid.split()[0]) if "one-texel-wide" in grid else 1)
         else:
             items = w * h
-            if "rows in 4 layers" in fmt:
+            if "four pixels a texel" in fmt:  # edge classes on quads
+                items = math.ceil(w / 4) * h
+            elif "rows in 4 layers" in fmt:
                 items = math.ceil(w / 4) * math.ceil(h / 4)
             elif "quad" in fmt:
                 items = math.ceil(w / 4) * h

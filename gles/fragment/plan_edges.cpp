@@ -68,7 +68,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
         case GaborSink::MaxEnergy: value = "best"; format = planeFormat(true, bound, true); break;
         default: break;
         }
-        const bool removeDc = plan.removeDc, packed = packed_, running = bank && k > 0;
+        const bool removeDc = plan.removeDc, packed = packed_, running = bank && k > 0, phase = plan.sink == GaborSink::Phase;
         const PlaneFormat gaussFormat = gauss.format, bestFormat = best.format;
         tail.shader.code = [=](FragmentWriter& w, int slot) {
             w.uniform("u_combine");
@@ -77,7 +77,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
                 w.line("z.x -= u_combine.x * " + w.fetch(slot++, "") + ".x;", 1);
             }
             w.line("float m = length(z);", 3);
-            if (plan.sink == GaborSink::Phase) w.line("", 4);
+            if (phase) w.line("", 4);  // atan
             if (!bank) return value;
             // Compare what will be stored: equal packed strengths quantise alike, so the bank
             // keeps the first of a tie as the float backends do.
@@ -256,7 +256,7 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
         m.stencil = Stencil::Mark;
         steps_.push_back(DrawStep{{makeDraw(copy, {classes}, pong), m}, false, -1});
         passes_.push_back({copy.name, classPlanes, "1 draw; " + describe(copy.cost)});
-        passes_.push_back({mark.name, "stencil", "1 draw; " + describe(mark.cost)});
+        passes_.push_back({mark.name, quads ? "stencil, four pixels a texel" : "stencil", "1 draw; " + describe(mark.cost)});
     }
     DrawStep loop;
     loop.repeatUntilStable = true;
