@@ -60,15 +60,19 @@ inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Au
 enum class PyramidUse { WhereCheaper, Always, Never };
 
 /// gles-fragment's choices among equivalent forms of a plan.
+/// Whether gles-fragment's two-pass blurs run in bands with a tile of rows between the passes.
+enum class TileUse { Never, WhereSmaller, Always };
+
 struct FragmentOptions {
     RecursiveForm recursiveForm = RecursiveForm::Auto;
     PyramidUse boxPyramid = PyramidUse::WhereCheaper;
     /// Hysteresis draws shade only the weak pixels, through a stencil buffer, where one completes
     /// the class planes' framebuffers; false: full-frame draws (the tests compare both).
     bool hysteresisStencil = true;
-    /// A tall frame's quad blur runs its horizontal pass a band at a time into a tile of rows
-    /// (FragmentPlanner::quadBlur); false: into a frame-sized plane (the tests compare both).
-    bool tiles = true;
+    /// A tall frame's two-pass blur runs its horizontal pass a band at a time into a tile of
+    /// rows (FragmentPlanner::banded) where that makes the plan smaller; Never and Always for the
+    /// tests, which compare both.
+    TileUse tiles = TileUse::WhereSmaller;
 };
 
 } // namespace striate::gles

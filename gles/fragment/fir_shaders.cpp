@@ -37,11 +37,12 @@ std::function<std::string(int)> declareWeights(FragmentWriter& w, const QuadWeig
 /// The direct Gaussian of one axis with R incremental taps (ALGORITHMS.md 2.1), fully unrolled.
 /// `shift`: the input pixel under output pixel x is x + shift along the axis (padding and cropping).
 FragmentShader directShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out,
-                            int shift) {
+                            int shift, bool tiled) {
     FragmentWriter w(std::string("blur.direct ") + axisName(axis) + " sigma=" + f(sigma) + " R=" + std::to_string(R) +
-                         (shift < 0 ? " (pads)" : shift > 0 ? " (crops)" : ""),
+                         (shift < 0 ? " (pads)" : shift > 0 ? " (crops)" : "") +
+                         (tiled ? (axis == 0 ? ", a tile of rows" : ", from a tile") : ""),
                      es3);
-    w.input(0, in);
+    w.input(0, in, tiled);
     const double q = std::exp(-0.5 / (sigma * sigma));
     w.line("vec3 g = vec3(1.0, " + f(q) + ", " + f(q * q) + ");", 0);
     w.line("float sum = " + w.fetch(0, shift ? along(axis, shift) : "") + ".x;", 0);

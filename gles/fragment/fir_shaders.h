@@ -36,8 +36,9 @@ struct Pyramid {
 
 /// The direct Gaussian of one axis with R incremental taps (ALGORITHMS.md 2.1), fully unrolled.
 /// `shift`: the input pixel under output pixel x is x + shift along the axis (padding and cropping).
+/// `tiled`: the input is a window of rows, read through u_shift0 (FragmentWriter::input).
 FragmentShader directShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out,
-                            int shift);
+                            int shift, bool tiled = false);
 
 /// Taps first..last of one extended box (ALGORITHMS.md 2.2) as a weighted sum, added to an
 /// accumulator (slot 1) unless `first` is 0; `shift` maps output to input pixels (padding).

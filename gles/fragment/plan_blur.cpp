@@ -148,17 +148,8 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
     // RGBA8, exactly).
     if (packed_ || !caps_.quadRows || in.format.complex) return {};
     const int R = q.radius(), H = format_.height, quads = (format_.width + 3) / 4, rowsOut = (H + 3) / 4;
-    // The horizontal pass's output lives between the two passes only, so on a tall frame it
-    // is made a band of output rows at a time into a tile (bands of at least kBandRows rows,
-    // and of 16 R so the 2 R rows each tile repeats stay within an eighth), each band's
-    // vertical pass following its tile: a tile instead of a frame of RGBA32F quads (1080p:
-    // 1.7 MiB instead of 7.9 at R = 8; docs/performance.md). Only where the tile is at most
-    // half the frame: the repeated rows and the draws cost time (a bank's wide low-pass at
-    // 640x480 ran 4% slower tiled) for less memory saved.
-    const int bands = (rowsOut + std::max(kBandRows, 16 * R) / 4 - 1) / (std::max(kBandRows, 16 * R) / 4);
-    const int band = (rowsOut + bands - 1) / bands;  // output texel rows
-    const int tileRows = 4 * band + 2 * R;
-    const bool tiled = options_.tiles && bands > 1 && 2 * tileRows <= H;
+    const Bands bands = bandsFor(rowsOut, 4, R);
+    const bool tiled = bands.tiled;
     const FragmentShader rows = quadRowsShader(!packed_, what, q, tiled);
     if (!fits(rows.cost, limits_.budget)) return {};
     // The vertical pass in as few draws as fit: each the most input rows that fit (the cost
@@ -199,35 +190,78 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
         }
         return v;
     }
-    // Band [Y0, Y1) of output texel rows needs frame rows 4 Y0 - R .. 4 Y1 - 1 + R; its tile holds
-    // tileRows rows from s, moved inside the frame where the band's rows run past its edges, so
-    // the tile's clamp replicates the frame's first and last rows exactly where the frame's would.
-    const Value h{acquire(mid, quads, tileRows), mid};
+    const Value h{acquire(mid, quads, bands.tileRows), mid};
     std::vector<Value> sums;
     for (std::size_t i = 0; i < columns.size(); ++i) sums.push_back(Value{acquire(out, quads, rowsOut), out});
-    for (int Y0 = 0; Y0 < rowsOut; Y0 += band) {
-        const int Y1 = std::min(rowsOut, Y0 + band);
-        const float s = static_cast<float>(std::clamp(4 * Y0 - R, 0, H - tileRows));
+    return banded(bands, rows, src, h, columns, sums);
+}
+
+FragmentPlanner::Bands FragmentPlanner::bandsFor(int outputRows, int rowsPerOutput, int R) const {
+    // The horizontal pass's output lives between the two passes only, so on a tall frame it
+    // is made a band of output rows at a time into a tile (bands of at least kBandRows frame
+    // rows, and of 16 R so the 2 R rows each tile repeats stay within an eighth), each band's
+    // vertical pass following its tile: a tile instead of a frame-sized plane (1080p quads:
+    // 1.7 MiB instead of 7.9 at R = 8; docs/performance.md). Only where the tile is at most
+    // half the frame: the repeated rows and the draws cost time (a bank's wide low-pass at
+    // 640x480 ran 4% slower tiled) for less memory saved.
+    Bands b;
+    b.outputRows = outputRows;
+    b.rowsPerOutput = rowsPerOutput;
+    b.R = R;
+    const int least = std::max(1, std::max(kBandRows, 16 * R) / rowsPerOutput);
+    b.count = (outputRows + least - 1) / least;
+    b.rows = (outputRows + b.count - 1) / b.count;
+    b.tileRows = rowsPerOutput * b.rows + 2 * R;
+    b.tiled = options_.tiles != TileUse::Never && b.count > 1 && 2 * b.tileRows <= format_.height;
+    return b;
+}
+
+FragmentPlanner::Value FragmentPlanner::banded(const Bands& b, const FragmentShader& rows, const Value& in, const Value& tile,
+                                               const std::vector<FragmentShader>& columns, const std::vector<Value>& sums) {
+    // Band [Y0, Y1) of output rows needs frame rows k Y0 - R .. k Y1 - 1 + R (k frame rows an
+    // output row); its tile holds tileRows rows from s, moved inside the frame where the band's
+    // rows run past its edges, so the tile's clamp replicates the frame's first and last rows
+    // exactly where the frame's would.
+    const int H = format_.height, k = b.rowsPerOutput;
+    for (int Y0 = 0; Y0 < b.outputRows; Y0 += b.rows) {
+        const int Y1 = std::min(b.outputRows, Y0 + b.rows);
+        const float s = static_cast<float>(std::clamp(k * Y0 - b.R, 0, H - b.tileRows));
         DrawStep step;
-        step.passes.push_back(makeDraw(rows, {src}, h, {{"u_shift0", {0.0f, s, 0.0f, 0.0f}}}));
+        step.passes.push_back(makeDraw(rows, {in}, tile, {{"u_shift0", {0.0f, s, 0.0f, 0.0f}}}));
         for (std::size_t i = 0; i < columns.size(); ++i) {
-            Draw d = makeDraw(columns[i], i ? std::vector<Value>{h, sums[i - 1]} : std::vector<Value>{h}, sums[i],
+            Draw d = makeDraw(columns[i], i ? std::vector<Value>{tile, sums[i - 1]} : std::vector<Value>{tile}, sums[i],
                               {{"u_shift0", {0.0f, -s, 0.0f, 0.0f}}});
-            d.x = 0, d.y = Y0, d.w = quads, d.h = Y1 - Y0;
+            d.x = 0, d.y = Y0, d.w = planes_[sums[i].plane].width, d.h = Y1 - Y0;
             step.passes.push_back(d);
         }
         steps_.push_back(step);
     }
-    const std::string draws = std::to_string(bands) + " draws, a band of " + std::to_string(4 * band) + " rows each; ";
-    passes_.push_back({rows.name, describe(mid) + ", a tile of " + std::to_string(tileRows) + " rows", draws + describe(rows.cost)});
-    for (const FragmentShader& c : columns) passes_.push_back({c.name, describe(out), draws + describe(c.cost)});
+    const std::string draws = std::to_string(b.count) + " draws, a band of " + std::to_string(k * b.rows) + " rows each; ";
+    passes_.push_back({rows.name, describe(tile.format) + ", a tile of " + std::to_string(b.tileRows) + " rows",
+                       draws + describe(rows.cost)});
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        passes_.push_back({columns[i].name, describe(sums[i].format), draws + describe(columns[i].cost)});
     return sums.back();
+}
+
+FragmentPlanner::Value FragmentPlanner::tiledDirect(double sigma, const Value& in) {
+    const int R = gaussianRadius(sigma);
+    const Bands b = bandsFor(format_.height, 1, R);
+    if (!b.tiled) return {};
+    // The formats directGaussian gives each axis (positive taps: the bound and sign carry over).
+    const PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    const FragmentShader x = directShader(!packed_, sigma, R, 0, in.format, out, 0, true);
+    const FragmentShader y = directShader(!packed_, sigma, R, 1, out, out, 0, true);
+    if (!fits(x.cost, limits_.budget) || !fits(y.cost, limits_.budget)) return {};
+    const Value tile{acquire(out, format_.width, b.tileRows), out};
+    return banded(b, x, in, tile, {y}, {Value{acquire(out), out}});
 }
 
 FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& in) {
     switch (plan.method) {
     case BlurMethod::Direct: {
         if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0) return q;
+        if (const Value t = tiledDirect(plan.sigma, in); t.plane >= 0) return t;
         const Value h = directGaussian(plan.sigma, 0, in);
         const Value v = directGaussian(plan.sigma, 1, h);
         return v;

@@ -138,6 +138,19 @@ FragmentPlanner::Value FragmentPlanner::into(const FragmentShader& shader, const
 }
 
 void FragmentPlanner::planChain(const Chain& chain) {
+    if (options_.tiles == TileUse::WhereSmaller) {
+        // Tiles cost draws and repeated rows, and a tile shares storage with no frame-sized
+        // plane: they are taken only where the whole plan is smaller with them (a blur's, not a
+        // packed Canny's, whose peak comes after the blur).
+        FragmentOptions untiled = options_, tiled = options_;
+        untiled.tiles = TileUse::Never;
+        tiled.tiles = TileUse::Always;
+        FragmentPlan a, b;
+        FragmentPlanner(limits_, untiled, caps_, format_, &a).planChain(chain);
+        FragmentPlanner(limits_, tiled, caps_, format_, &b).planChain(chain);
+        *plan_ = b.failure && (!a.failure || b.bytes() < a.bytes()) ? std::move(b) : std::move(a);
+        return;
+    }
     // The input: its 8-bit codes, which every texture fetch turns into the unit values c / 255
     // (ALGORITHMS.md 0; GLES 3.2 2.3.5.1, within the float's rounding).
     plan_->luma = newPlane(Plane::Kind::Luma, format_.width, format_.height);

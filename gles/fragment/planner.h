@@ -105,7 +105,8 @@ public:
     FragmentPlanner(const GpuLimits& limits, const FragmentOptions& options, const FragmentCapabilities& caps,
                     const FrameFormat& format, FragmentPlan* plan);
 
-    /// Plans `chain` into the (empty) plan.
+    /// Plans `chain` into the (empty) plan (under TileUse::WhereSmaller: planned both ways, the
+    /// smaller kept).
     void planChain(const Chain& chain);
 
     using Value = PlaneValue;
@@ -120,6 +121,19 @@ public:
     int borrowedPlane(int width, int height, bool withFbo);
 
 private:
+    /// How a two-pass FIR (a horizontal pass, then a vertical one reading it) runs on a tall
+    /// frame: a band of output rows at a time, its horizontal pass into a tile of the rows the
+    /// band reads (plan_blur.cpp, bandsFor).
+    struct Bands {
+        int outputRows = 0;     ///< of the vertical pass's target
+        int rowsPerOutput = 1;  ///< frame rows an output row holds (4: QuadRows)
+        int R = 0;              ///< the vertical pass's radius
+        int rows = 0;           ///< output rows a band (the last may be shorter)
+        int count = 1;
+        int tileRows = 0;       ///< frame rows a tile holds: rows x rowsPerOutput + 2 R
+        bool tiled = false;     ///< the tile is at most half the frame, and tiles are allowed
+    };
+
     /// A ShaderTail with the planes it reads (from its first slot on) and the uniforms it sets.
     struct Tail {
         ShaderTail shader;
@@ -153,6 +167,15 @@ private:
     /// in a QuadRows plane, where the planes are float and each axis fits one shader; else
     /// Value{} and the caller runs the per-pixel passes.
     Value quadBlur(const QuadWeights& q, const std::string& what, const Value& in);
+    Bands bandsFor(int outputRows, int rowsPerOutput, int R) const;
+    /// Per band: `rows` (reading `in`, moved to the tile's rows) into `tile`, then each of
+    /// `columns` (reading the tile, moved back, and from the second on the previous one's sums in
+    /// slot 1) into its plane of `sums`, scissored to the band. Returns the last of `sums`.
+    Value banded(const Bands& b, const FragmentShader& rows, const Value& in, const Value& tile,
+                 const std::vector<FragmentShader>& columns, const std::vector<Value>& sums);
+    /// A direct Gaussian whose axes each fit one shader, in bands (Bands); Value{} where the
+    /// frame is too short for tiles or an axis needs a cascade.
+    Value tiledDirect(double sigma, const Value& in);
     Value directGaussian(double sigma, int axis, const Value& in);
     Value boxes(const BlurPlan& plan, int axis, const Value& in);
     /// One box pass from the sum pyramid of the line (`length` samples: sample j at texel j +

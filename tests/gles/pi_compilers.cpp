@@ -89,6 +89,7 @@ std::vector<std::string> matrix(bool quick) {
     chains.insert("gabor sigma=3 wavelength=8 output=real ! edges method=gabor");
     // The main job (scripts/run.sh) and the README's examples.
     chains.insert("edges");
+    chains.insert("blur sigma=2");
     chains.insert("gabor sigma=4 wavelength=8 orientations=6 gain=4");
     chains.insert("gabor sigma=8 wavelength=16 orientations=8");
     for (const selftest::Case& c : selftest::battery(!quick)) chains.insert(c.chain);
@@ -160,8 +161,9 @@ void check(const std::string& board, const BoardLimits& limits, BackendKind kind
             v->fail("'" + text + "': " + s.message());
             continue;
         }
-        // 1280x720 for the main job's chains, a small frame wider than every strip otherwise.
-        const bool main = text == "edges" || text.starts_with("gabor sigma=4 wavelength=8 orientations=6");
+        // 1280x720 for the main job's chains and the plain blur (a frame tall enough for tiled
+        // passes), a small frame wider than every strip otherwise.
+        const bool main = text == "edges" || text == "blur sigma=2" || text.starts_with("gabor sigma=4 wavelength=8 orientations=6");
         const FrameFormat format{main ? 1280 : 192, main ? 720 : 108};
         const auto t0 = std::chrono::steady_clock::now();
         if (Status s = b->configure(chain, format); !s) {

@@ -93,22 +93,24 @@ TEST(Planner, EveryStageOfEveryFragmentProfileIsWellFormed) {
         }
 }
 
-TEST(Planner, FloatPlanesAt1080pHoldIssue28sMemoryTargets) {
+TEST(Planner, PlansAt1080pHoldIssue28sMemoryTargets) {
     // GPU memory of the plan's textures at 1920x1080 on float planes with QuadRows (what Mesa
-    // offers): the targets of docs/performance.md, less the 2 MiB a Canny's stencil buffer
-    // takes (FragmentBackend::memory() counts it; test_gles_allocations checks that figure
-    // against the GL calls).
+    // offers) and on packed ones: the targets of docs/performance.md, less the 2 MiB a Canny's
+    // stencil buffer takes at most (FragmentBackend::memory() counts it; test_gles_allocations
+    // checks that figure against the GL calls).
     constexpr double MiB = 1024.0 * 1024.0;
     const struct {
         const char* chain;
         double mib;
     } targets[] = {{"blur sigma=2", 16}, {"edges", 32 - 2}, {"gabor sigma=4 wavelength=8 orientations=6", 48}};
-    for (const auto& t : targets) {
-        const gles::FragmentPlan plan = planOf(t.chain, "host", false, FrameFormat{1920, 1080}, true);
-        ASSERT_TRUE(plan.failure) << t.chain << ": " << plan.failure.message();
-        EXPECT_LE(plan.bytes() / MiB, t.mib) << t.chain;
-        expectWellFormed(plan, "host");
-    }
+    for (const char* board : {"host", "rpi3"})  // float planes with QuadRows; packed RGBA8 (Pi 0-3)
+        for (const auto& t : targets) {
+            const bool packed = std::string(board) == "rpi3";
+            const gles::FragmentPlan plan = planOf(t.chain, board, packed, FrameFormat{1920, 1080}, !packed);
+            ASSERT_TRUE(plan.failure) << board << " " << t.chain << ": " << plan.failure.message();
+            EXPECT_LE(plan.bytes() / MiB, t.mib) << board << " " << t.chain;
+            expectWellFormed(plan, board);
+        }
     // The quad blurs' horizontal passes run in tiles of rows there; where a tile would be over
     // half the frame they do not.
     EXPECT_GT(passesNamed(planOf("blur sigma=2", "host", false, FrameFormat{1920, 1080}, true), "blur.direct x R=8 on quads, a tile"), 0);
