@@ -252,7 +252,7 @@ TEST(Tiles, ATiledBlurGivesTheFrameSizedPlanesResult) {
     int tiledCases = 0;
     for (const char* board : {"host", "rpi3"})
         for (const char* text : {"blur sigma=2", "blur sigma=4", "edges", "gabor sigma=4 wavelength=8"})
-            for (const test::Size size : {test::Size{37, 1030}, test::Size{21, 1283}}) {
+            for (const test::Size size : {test::Size{6, 1030}, test::Size{3, 1283}}) {
                 const Chain chain = chainOf(text);
                 const Image<std::uint8_t> in = test::scene(size);
                 ChainOutput out[2];
