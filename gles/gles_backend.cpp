@@ -166,7 +166,7 @@ void GlesBackend::uploadUnitValues(ImageView<const std::uint8_t> luma) {
     const std::array<float, 256>& unit = unitValues();
     const int W = luma.width, H = luma.height;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);  // GLES 3: both backends' float planes need it
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);  // GLES 3: the bands are tight, whatever a caller left set
     for (int y0 = 0; y0 < H; y0 += kUploadRows) {
         const int rows = std::min(kUploadRows, H - y0);
         for (int y = 0; y < rows; ++y) {

@@ -59,10 +59,10 @@ inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Au
 /// only) where it needs fewer fetches than the taps, always, or never.
 enum class PyramidUse { WhereCheaper, Always, Never };
 
-/// gles-fragment's choices among equivalent forms of a plan.
 /// Whether gles-fragment's two-pass blurs run in bands with a tile of rows between the passes.
 enum class TileUse { Never, WhereSmaller, Always };
 
+/// gles-fragment's choices among equivalent forms of a plan.
 struct FragmentOptions {
     RecursiveForm recursiveForm = RecursiveForm::Auto;
     PyramidUse boxPyramid = PyramidUse::WhereCheaper;

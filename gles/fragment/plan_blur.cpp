@@ -181,15 +181,6 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
     }
     const PlaneFormat mid{PlaneKind::Quad, false, in.format.bound * l1, in.format.nonNegative && q.direct()};
     const PlaneFormat out{PlaneKind::QuadRows, false, mid.bound * l1, mid.nonNegative};
-    if (!tiled) {
-        const Value h = full(rows, {src}, mid, {}, quads, H);
-        Value v;
-        for (const FragmentShader& c : columns) {
-            const Value next = full(c, v.plane >= 0 ? std::vector<Value>{h, v} : std::vector<Value>{h}, out, {}, quads, rowsOut);
-            v = next;
-        }
-        return v;
-    }
     const Value h{acquire(mid, quads, bands.tileRows), mid};
     std::vector<Value> sums;
     for (std::size_t i = 0; i < columns.size(); ++i) sums.push_back(Value{acquire(out, quads, rowsOut), out});
@@ -213,6 +204,7 @@ FragmentPlanner::Bands FragmentPlanner::bandsFor(int outputRows, int rowsPerOutp
     b.rows = (outputRows + b.count - 1) / b.count;
     b.tileRows = rowsPerOutput * b.rows + 2 * R;
     b.tiled = options_.tiles != TileUse::Never && b.count > 1 && 2 * b.tileRows <= format_.height;
+    if (!b.tiled) b.count = 1, b.rows = outputRows, b.tileRows = format_.height;  // one band, the frame's plane
     return b;
 }
 
@@ -222,22 +214,24 @@ FragmentPlanner::Value FragmentPlanner::banded(const Bands& b, const FragmentSha
     // output row); its tile holds tileRows rows from s, moved inside the frame where the band's
     // rows run past its edges, so the tile's clamp replicates the frame's first and last rows
     // exactly where the frame's would.
+    // Untiled: one band, no shift and no scissor, the frame-sized plane as the tile.
     const int H = format_.height, k = b.rowsPerOutput;
+    const auto shift = [&](float s) { return b.tiled ? Uniforms{{"u_shift0", {0.0f, s, 0.0f, 0.0f}}} : Uniforms{}; };
     for (int Y0 = 0; Y0 < b.outputRows; Y0 += b.rows) {
         const int Y1 = std::min(b.outputRows, Y0 + b.rows);
         const float s = static_cast<float>(std::clamp(k * Y0 - b.R, 0, H - b.tileRows));
         DrawStep step;
-        step.passes.push_back(makeDraw(rows, {in}, tile, {{"u_shift0", {0.0f, s, 0.0f, 0.0f}}}));
+        step.passes.push_back(makeDraw(rows, {in}, tile, shift(s)));
         for (std::size_t i = 0; i < columns.size(); ++i) {
-            Draw d = makeDraw(columns[i], i ? std::vector<Value>{tile, sums[i - 1]} : std::vector<Value>{tile}, sums[i],
-                              {{"u_shift0", {0.0f, -s, 0.0f, 0.0f}}});
-            d.x = 0, d.y = Y0, d.w = planes_[sums[i].plane].width, d.h = Y1 - Y0;
+            Draw d = makeDraw(columns[i], i ? std::vector<Value>{tile, sums[i - 1]} : std::vector<Value>{tile}, sums[i], shift(-s));
+            if (b.tiled) d.x = 0, d.y = Y0, d.w = planes_[sums[i].plane].width, d.h = Y1 - Y0;
             step.passes.push_back(d);
         }
         steps_.push_back(step);
     }
-    const std::string draws = std::to_string(b.count) + " draws, a band of " + std::to_string(k * b.rows) + " rows each; ";
-    passes_.push_back({rows.name, describe(tile.format) + ", a tile of " + std::to_string(b.tileRows) + " rows",
+    const std::string draws =
+        b.tiled ? std::to_string(b.count) + " draws, a band of " + std::to_string(k * b.rows) + " rows each; " : "1 draw; ";
+    passes_.push_back({rows.name, describe(tile.format) + (b.tiled ? ", a tile of " + std::to_string(b.tileRows) + " rows" : ""),
                        draws + describe(rows.cost)});
     for (std::size_t i = 0; i < columns.size(); ++i)
         passes_.push_back({columns[i].name, describe(sums[i].format), draws + describe(columns[i].cost)});

@@ -159,7 +159,9 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     // Suppression and double threshold: the neighbours along the sector are a dependent read.
     FragmentWriter n("edges.suppress" + perFragment, !packed_);
     n.input(0, strength.format);
-    n.uniform("u_thresholds");  // x: high, y: low, z: the frame's width (uniforms: a threshold change compiles nothing)
+    // x: high, y: low, z: the frame's width, w: class texels a row (uniforms: a threshold change
+    // compiles nothing).
+    n.uniform("u_thresholds");
     // Ties: within kTieTolerance, as everywhere; packed strengths also within a few codes of
     // their quantisation, which breaks exact ties apart at random (docs/algorithms.md).
     const double slack = packed_ ? kPackedTieCodes * strength.format.bound / 65535 : 0.0;
@@ -262,7 +264,8 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StageP
     loop.repeatUntilStable = true;
     loop.watched = classes.plane;
     for (int i = 0; i < 2; ++i) {
-        loop.passes.push_back(makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes, thresholds));
+        loop.passes.push_back(
+            makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes, quads ? thresholds : Uniforms{}));
         if (stencil) loop.passes.back().stencil = Stencil::Test;
     }
     steps_.push_back(loop);

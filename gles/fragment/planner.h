@@ -131,7 +131,8 @@ private:
         int rows = 0;           ///< output rows a band (the last may be shorter)
         int count = 1;
         int tileRows = 0;       ///< frame rows a tile holds: rows x rowsPerOutput + 2 R
-        bool tiled = false;     ///< the tile is at most half the frame, and tiles are allowed
+        bool tiled = false;     ///< the tile is at most half the frame, and tiles are allowed;
+                                ///< else one band of all rows, its tile the frame-sized plane
     };
 
     /// A ShaderTail with the planes it reads (from its first slot on) and the uniforms it sets.
@@ -146,10 +147,9 @@ private:
     /// for QuadRows, RGBA8 for Packed (and everywhere on packed profiles), RGBA32F for quads, else
     /// R32F or RG32F as the value is real or complex. Planes are shared afterwards, by share().
     int acquire(const PlaneFormat& format, int width = 0, int height = 0);
-    /// Each plane's life in the draws (a repeated step's planes live through all of it; the luma
-    /// from before the first draw, the result to after the last), then planes of one texture kind
-    /// and size whose lives never overlap as one (core/liveness.h), as gles-compute's plan does.
-    /// The luma keeps its own: the GstGL path puts another texture in its place while the draws run.
+    /// Planes of one texture kind and size whose lives in the draws never overlap as one
+    /// (gles/pass_plan.h, as gles-compute's plan does); the result lives to after the last draw.
+    /// The luma is pinned: the GstGL path puts another texture in its place while the draws run.
     void share();
     PlaneFormat planeFormat(bool complex, double bound, bool nonNegative = false) const;
     /// The shader's index in the plan, or -1 (and a failure) where it is over the budget.
@@ -170,7 +170,8 @@ private:
     Bands bandsFor(int outputRows, int rowsPerOutput, int R) const;
     /// Per band: `rows` (reading `in`, moved to the tile's rows) into `tile`, then each of
     /// `columns` (reading the tile, moved back, and from the second on the previous one's sums in
-    /// slot 1) into its plane of `sums`, scissored to the band. Returns the last of `sums`.
+    /// slot 1) into its plane of `sums`, scissored to the band (untiled: once, unshifted, the
+    /// whole planes). Returns the last of `sums`.
     Value banded(const Bands& b, const FragmentShader& rows, const Value& in, const Value& tile,
                  const std::vector<FragmentShader>& columns, const std::vector<Value>& sums);
     /// A direct Gaussian whose axes each fit one shader, in bands (Bands); Value{} where the

@@ -52,7 +52,7 @@ public:
     /// Declares sampler `slot` holding a plane of `format`; fetches decode to vec2 (re, im).
     /// `shifted`: the plane holds a window of the frame, so every fetch adds the draw's uniform
     /// u_shiftN.xy (the frame position of the window's texel 0, negated) to its coordinate: the
-    /// tiles of a pass cut into bands (FragmentPlanner::quadBlur).
+    /// tiles of a pass cut into bands (FragmentPlanner::banded).
     void input(int slot, const PlaneFormat& format, bool shifted = false);
     /// A uniform vec4 the draw sets: coefficients, strip origins. Values live in uniforms, not in
     /// the source, so one program serves every sigma, orientation and bound of its shape.

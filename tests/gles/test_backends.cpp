@@ -213,33 +213,43 @@ TEST(Auto, PicksFromTheContextTheBoardAndTheRenderer) {
     EXPECT_NE(reason.find("board 'tight' has GLES 2.0 without compute shaders"), std::string::npos) << reason;
 }
 
+/// Runs `text` on gles-fragment under `board` with each of two fragment options on the scene of
+/// `size`, into `b`, and expects the two results to be the same to the bit.
+void expectSameResults(const char* board, const char* text, test::Size size, const gles::FragmentOptions (&fragment)[2],
+                       std::unique_ptr<Backend> (&b)[2]) {
+    const Chain chain = chainOf(text);
+    const Image<std::uint8_t> in = test::scene(size);
+    ChainOutput out[2];
+    for (int i = 0; i < 2; ++i) {
+        BackendOptions options{0, board};
+        options.fragment = fragment[i];
+        std::string fallback;
+        ASSERT_TRUE(startBackend(BackendKind::GlesFragment, options, chain, FrameFormat{size.w, size.h}, &b[i], &fallback));
+        ASSERT_EQ(fallback, "") << text;
+        ASSERT_TRUE(b[i]->process(in.view(), &out[i]));
+    }
+    for (int y = 0; y < size.h; ++y)
+        for (int x = 0; x < size.w; ++x)
+            ASSERT_EQ(out[0].real.at(x, y), out[1].real.at(x, y))
+                << board << " " << text << " " << size.w << "x" << size.h << " at " << x << "," << y;
+}
+
 TEST(Hysteresis, DrawingOnlyTheWeakPixelsGivesTheFullFrameResult) {
     // The stencil (only weak pixels shaded) against full-frame draws, on float and packed planes
     // (and on GLES 2.0 and 3.0 contexts, in those environments): the same edge maps, to the bit.
+    gles::FragmentOptions fragment[2];
+    fragment[0].hysteresisStencil = false;
+    fragment[1].hysteresisStencil = true;
     for (const char* board : {"host", "rpi3"})
         for (const char* text : {"edges", "edges sigma=2.5 output=overlay", "edges method=gabor output=strength"})
             for (const test::Size size : {test::Size{1, 1}, test::Size{33, 7}, test::Size{131, 67}, test::Size{320, 240}}) {
-                const Chain chain = chainOf(text);
-                const Image<std::uint8_t> in = test::scene(size);
-                ChainOutput out[2];
                 std::unique_ptr<Backend> b[2];
-                for (int stencil = 0; stencil < 2; ++stencil) {
-                    BackendOptions options{0, board};
-                    options.fragment.hysteresisStencil = stencil == 1;
-                    std::string fallback;
-                    ASSERT_TRUE(startBackend(BackendKind::GlesFragment, options, chain, FrameFormat{size.w, size.h},
-                                             &b[stencil], &fallback));
-                    ASSERT_EQ(fallback, "") << text;
-                    ASSERT_TRUE(b[stencil]->process(in.view(), &out[stencil]));
-                }
+                expectSameResults(board, text, size, fragment, b);
+                ASSERT_TRUE(b[1]) << text;
                 const auto* withStencil = dynamic_cast<gles::FragmentBackend*>(b[1].get());
                 bool used = false;
                 for (const auto& p : withStencil->passes()) used = used || p.grid.find("(stencil)") != std::string::npos;
                 EXPECT_TRUE(used) << "Mesa completes a stencil buffer on the class planes: " << text;
-                for (int y = 0; y < size.h; ++y)
-                    for (int x = 0; x < size.w; ++x)
-                        ASSERT_EQ(out[0].real.at(x, y), out[1].real.at(x, y))
-                            << board << " " << text << " " << size.w << "x" << size.h << " at " << x << "," << y;
             }
 }
 
@@ -249,23 +259,16 @@ TEST(Tiles, ATiledBlurGivesTheFrameSizedPlanesResult) {
     // band's vertical pass reading its tile: the same result, to the bit, as one frame-sized
     // plane (whose accuracy test_gles_conformance checks), at heights that make the last band
     // short and the bands' tiles meet the frame's edges.
+    gles::FragmentOptions fragment[2];
+    fragment[0].tiles = gles::TileUse::Never;
+    fragment[1].tiles = gles::TileUse::Always;
     int tiledCases = 0;
     for (const char* board : {"host", "rpi3"})
         for (const char* text : {"blur sigma=2", "blur sigma=4", "edges", "gabor sigma=4 wavelength=8"})
             for (const test::Size size : {test::Size{6, 1030}, test::Size{3, 1283}}) {
-                const Chain chain = chainOf(text);
-                const Image<std::uint8_t> in = test::scene(size);
-                ChainOutput out[2];
                 std::unique_ptr<Backend> b[2];
-                for (int tiles = 0; tiles < 2; ++tiles) {
-                    BackendOptions options{0, board};
-                    options.fragment.tiles = tiles == 1 ? gles::TileUse::Always : gles::TileUse::Never;
-                    std::string fallback;
-                    ASSERT_TRUE(startBackend(BackendKind::GlesFragment, options, chain, FrameFormat{size.w, size.h}, &b[tiles],
-                                             &fallback));
-                    ASSERT_EQ(fallback, "") << text;
-                    ASSERT_TRUE(b[tiles]->process(in.view(), &out[tiles]));
-                }
+                expectSameResults(board, text, size, fragment, b);
+                ASSERT_TRUE(b[0] && b[1]) << text;
                 // Tiles where the frame-sized plan has a quad blur or a direct Gaussian in one pass an axis.
                 bool tileable = false, tiled = false;
                 for (const auto& p : dynamic_cast<gles::FragmentBackend*>(b[0].get())->passes())
@@ -274,10 +277,6 @@ TEST(Tiles, ATiledBlurGivesTheFrameSizedPlanesResult) {
                     tiled = tiled || p.name.find("a tile of rows") != std::string::npos;
                 EXPECT_EQ(tiled, tileable) << board << " " << text << " " << size.w << "x" << size.h;
                 tiledCases += tiled;
-                for (int y = 0; y < size.h; ++y)
-                    for (int x = 0; x < size.w; ++x)
-                        ASSERT_EQ(out[0].real.at(x, y), out[1].real.at(x, y))
-                            << board << " " << text << " " << size.w << "x" << size.h << " at " << x << "," << y;
             }
     EXPECT_GT(tiledCases, 0) << "every context tiles the direct Gaussian (rpi3's packed planes)";
 }
