@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/params.h"
+
 namespace striate {
 namespace {
 

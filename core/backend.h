@@ -12,11 +12,11 @@ namespace striate {
 
 enum class BackendKind { Auto, Reference, Cpu, GlesCompute, GlesFragment };
 inline constexpr EnumName<BackendKind> kBackendKinds[] = {
-    {BackendKind::Auto, "auto"},
-    {BackendKind::Reference, "reference"},
-    {BackendKind::Cpu, "cpu"},
-    {BackendKind::GlesCompute, "gles-compute"},
-    {BackendKind::GlesFragment, "gles-fragment"}};
+    {BackendKind::Auto, "auto", "Best available for the board"},
+    {BackendKind::Reference, "reference", "Reference (scalar double, slow)"},
+    {BackendKind::Cpu, "cpu", "CPU (NEON, threads)"},
+    {BackendKind::GlesCompute, "gles-compute", "OpenGL ES 3.1 compute"},
+    {BackendKind::GlesFragment, "gles-fragment", "OpenGL ES 2.0/3.0 fragment"}};
 
 /// What a backend is configured for: an 8-bit luma plane of this size.
 struct FrameFormat {

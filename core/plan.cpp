@@ -130,15 +130,21 @@ GaborPlan planEdgeBank(const EdgeSpec& spec) {
     return p;
 }
 
+EdgeStagePlan::EdgeStagePlan(const EdgeSpec& s) : spec(s) {
+    if (s.method == EdgeMethod::Canny) blur = planBlur(s.smoothing());
+    else gabor = planEdgeBank(s);
+}
+
 StagePlan planStage(const Stage& stage) {
-    StagePlan p;
-    if (const auto* b = std::get_if<BlurSpec>(&stage)) p.blur = planBlur(*b);
-    if (const auto* g = std::get_if<GaborSpec>(&stage)) p.gabor = planGabor(*g);
-    if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
-        if (e->method == EdgeMethod::Canny) p.blur = planBlur(e->smoothing());
-        else p.gabor = planEdgeBank(*e);
-    }
-    return p;
+    return std::visit([](const auto& spec) { return StagePlan(spec); }, stage);
+}
+
+std::vector<const BlurPlan*> blursOf(const StagePlan& plan) {
+    return std::visit([](const auto& p) { return p.blurPlans(); }, plan);
+}
+
+const GaborPlan* gaborOf(const StagePlan& plan) {
+    return std::visit([](const auto& p) { return p.gaborPlan(); }, plan);
 }
 
 } // namespace striate

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <variant>
 #include <vector>
 
 #include "core/coefficients.h"
@@ -80,11 +81,36 @@ struct GaborPlan {
 GaborPlan planGabor(const GaborSpec& spec);
 GaborPlan planEdgeBank(const EdgeSpec& spec);
 
-/// Everything one stage needs at process time.
-struct StagePlan {
-    BlurPlan blur;    // blur stage, or canny smoothing
-    GaborPlan gabor;  // gabor stage, or gabor-energy edges
+/// Everything one stage needs at process time: its spec and its coefficients, one type per kind
+/// of stage, made from its spec (the variant's converting constructor picks the type). Backends
+/// visit it (Overloaded, core/spec.h): a kind one misses does not compile. blurPlans() and
+/// gaborPlan() name what a backend sizes its scratch for.
+struct BlurStagePlan {
+    BlurSpec spec;
+    BlurPlan blur;
+    BlurStagePlan(const BlurSpec& s) : spec(s), blur(planBlur(s)) {}
+    std::vector<const BlurPlan*> blurPlans() const { return {&blur}; }
+    const GaborPlan* gaborPlan() const { return nullptr; }
 };
+struct GaborStagePlan {
+    GaborSpec spec;
+    GaborPlan gabor;
+    GaborStagePlan(const GaborSpec& s) : spec(s), gabor(planGabor(s)) {}
+    std::vector<const BlurPlan*> blurPlans() const { return {&gabor.dcBlur}; }
+    const GaborPlan* gaborPlan() const { return &gabor; }
+};
+struct EdgeStagePlan {
+    EdgeSpec spec;
+    BlurPlan blur;    ///< canny: the smoothing
+    GaborPlan gabor;  ///< gabor energy: the bank
+    EdgeStagePlan(const EdgeSpec& s);
+    std::vector<const BlurPlan*> blurPlans() const { return {&blur, &gabor.dcBlur}; }
+    const GaborPlan* gaborPlan() const { return &gabor; }
+};
+using StagePlan = std::variant<BlurStagePlan, GaborStagePlan, EdgeStagePlan>;
 StagePlan planStage(const Stage& stage);
+/// The Gaussian blurs a stage runs (its own, canny's smoothing, a Gabor's DC blur) and its Gabor filter or bank, if any.
+std::vector<const BlurPlan*> blursOf(const StagePlan& plan);
+const GaborPlan* gaborOf(const StagePlan& plan);
 
 } // namespace striate

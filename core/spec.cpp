@@ -29,15 +29,6 @@ Status checkRecursiveSigma(double sigma) {
     return {};
 }
 
-/// A finite value within [lo, hi], named in the error.
-Status checkRange(const char* name, double v, double lo, double hi) {
-    if (!std::isfinite(v)) return Status::error(std::string(name) + "=" + formatNumber(v) + " is not a finite number");
-    if (v < lo || v > hi)
-        return Status::error(std::string(name) + "=" + formatNumber(v) + " is outside [" + formatNumber(lo) + ", " +
-                             formatNumber(hi) + "]");
-    return {};
-}
-
 Status checkWavelength(double wavelength) {
     return checkRange("wavelength", wavelength, kMinWavelength, kMaxWavelength);
 }
@@ -50,6 +41,14 @@ Status checkOrientations(int n) {
 }
 
 } // namespace
+
+Status checkRange(const char* name, double v, double lo, double hi) {
+    if (!std::isfinite(v)) return Status::error(std::string(name) + "=" + formatNumber(v) + " is not a finite number");
+    if (v < lo || v > hi)
+        return Status::error(std::string(name) + "=" + formatNumber(v) + " is outside [" + formatNumber(lo) + ", " +
+                             formatNumber(hi) + "]");
+    return {};
+}
 
 Status BlurSpec::validate() const {
     if (Status s = checkSigma(sigma); !s) return s;
@@ -105,13 +104,21 @@ GaborSpec EdgeSpec::bankMember(int k) const {
     return g;
 }
 
-const char* stageName(const Stage& stage) {
-    struct V {
-        const char* operator()(const BlurSpec&) const { return "blur"; }
-        const char* operator()(const GaborSpec&) const { return "gabor"; }
-        const char* operator()(const EdgeSpec&) const { return "edges"; }
-    };
-    return std::visit(V{}, stage);
+Encoding GaborSpec::encoding() const {
+    switch (output) {
+    case GaborOutput::Real:
+    case GaborOutput::Imaginary: return {gain, 0.5};  // signed: zero maps to mid-grey
+    case GaborOutput::Phase: return {1.0 / (2.0 * std::numbers::pi), 0.5};  // [-pi, pi] -> [0, 1]
+    case GaborOutput::Magnitude:
+    case GaborOutput::Complex: break;  // complex: 8 bits carry the magnitude
+    }
+    return {gain, 0.0};
+}
+
+Encoding EdgeSpec::encoding() const {
+    // Strength: the high threshold maps to mid-grey so a PNG shows what the thresholds see.
+    if (output == EdgeOutput::Strength && highThreshold > 0) return {0.5 / highThreshold, 0.0};
+    return {};
 }
 
 Status validateStage(const Stage& stage) {
@@ -119,25 +126,11 @@ Status validateStage(const Stage& stage) {
 }
 
 Encoding encodingOf(const Stage& stage) {
-    if (const auto* g = std::get_if<GaborSpec>(&stage)) {
-        switch (g->output) {
-        case GaborOutput::Real:
-        case GaborOutput::Imaginary: return {g->gain, 0.5};  // signed: zero maps to mid-grey
-        case GaborOutput::Phase: return {1.0 / (2.0 * std::numbers::pi), 0.5};  // [-pi, pi] -> [0, 1]
-        case GaborOutput::Magnitude:
-        case GaborOutput::Complex: return {g->gain, 0.0};  // complex: 8 bits carry the magnitude
-        }
-    }
-    if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
-        // Strength: the high threshold maps to mid-grey so a PNG shows what the thresholds see.
-        if (e->output == EdgeOutput::Strength && e->highThreshold > 0) return {0.5 / e->highThreshold, 0.0};
-    }
-    return {};
+    return std::visit([](const auto& s) { return s.encoding(); }, stage);
 }
 
 bool isComplexOutput(const Stage& stage) {
-    const auto* g = std::get_if<GaborSpec>(&stage);
-    return g && g->output == GaborOutput::Complex;
+    return std::visit([](const auto& s) { return s.complexOutput(); }, stage);
 }
 
 } // namespace striate

@@ -39,26 +39,40 @@ enum class GaborOutput { Magnitude, Real, Imaginary, Phase, Complex };
 enum class EdgeMethod { Canny, Gabor };
 enum class EdgeOutput { Edges, Strength, Overlay };
 
-/// One name/value pair of an enumeration: the chain syntax and the GStreamer enum nicks.
+/// A finite value within [lo, hi], or an error naming the parameter and the value.
+Status checkRange(const char* name, double v, double lo, double hi);
+
+/// One value of an enumeration: its nick in the chain syntax and the GStreamer enum, and the
+/// description gst-inspect-1.0 shows for it.
 template <class E>
 struct EnumName {
     E value;
     const char* nick;
+    const char* description = "";
 };
 
 inline constexpr EnumName<BlurMethod> kBlurMethods[] = {
-    {BlurMethod::Auto, "auto"}, {BlurMethod::Direct, "direct"},
-    {BlurMethod::Boxes, "boxes"}, {BlurMethod::Recursive, "recursive"}};
+    {BlurMethod::Auto, "auto", "Direct below sigma 3, recursive above (8-bit output on cpu: direct below 10)"},
+    {BlurMethod::Direct, "direct", "Direct (sampled taps)"},
+    {BlurMethod::Boxes, "boxes", "Repeated extended boxes (constant time)"},
+    {BlurMethod::Recursive, "recursive", "Recursive (Young-van Vliet, constant time)"}};
 inline constexpr EnumName<GaborMethod> kGaborMethods[] = {
-    {GaborMethod::Auto, "auto"}, {GaborMethod::Recursive, "recursive"}, {GaborMethod::Direct, "direct"}};
+    {GaborMethod::Auto, "auto", "Direct below sigma 3, recursive above"},
+    {GaborMethod::Recursive, "recursive", "Recursive (Young, van Vliet, van Ginkel)"},
+    {GaborMethod::Direct, "direct", "Direct (sampled complex kernel)"}};
 inline constexpr EnumName<GaborOutput> kGaborOutputs[] = {
-    {GaborOutput::Magnitude, "magnitude"}, {GaborOutput::Real, "real"},
-    {GaborOutput::Imaginary, "imaginary"}, {GaborOutput::Phase, "phase"},
-    {GaborOutput::Complex, "complex"}};
-inline constexpr EnumName<EdgeMethod> kEdgeMethods[] = {{EdgeMethod::Canny, "canny"},
-                                                        {EdgeMethod::Gabor, "gabor"}};
+    {GaborOutput::Magnitude, "magnitude", "Magnitude"},
+    {GaborOutput::Real, "real", "Real part (zero is mid-grey)"},
+    {GaborOutput::Imaginary, "imaginary", "Imaginary part (zero is mid-grey)"},
+    {GaborOutput::Phase, "phase", "Phase (-pi..pi over the output range)"},
+    {GaborOutput::Complex, "complex", "Complex"}};
+inline constexpr EnumName<EdgeMethod> kEdgeMethods[] = {
+    {EdgeMethod::Canny, "canny", "Canny (Gaussian, gradient, NMS, hysteresis)"},
+    {EdgeMethod::Gabor, "gabor", "Gabor energy bank"}};
 inline constexpr EnumName<EdgeOutput> kEdgeOutputs[] = {
-    {EdgeOutput::Edges, "edges"}, {EdgeOutput::Strength, "strength"}, {EdgeOutput::Overlay, "overlay"}};
+    {EdgeOutput::Edges, "edges", "Edge map (0 or full scale)"},
+    {EdgeOutput::Strength, "strength", "Edge strength (high threshold at mid-grey)"},
+    {EdgeOutput::Overlay, "overlay", "Edges drawn over the input luma"}};
 
 template <class E, std::size_t N>
 const char* nickOf(const EnumName<E> (&table)[N], E value) {
@@ -74,6 +88,13 @@ std::optional<E> fromNick(const EnumName<E> (&table)[N], std::string_view nick) 
     return std::nullopt;
 }
 
+/// Affine map from a stage's real output to 8 bits: u8 = clamp(round((offset + scale * v) * 255)).
+/// ALGORITHMS.md 0 gives scale = gain, offset = 0; signed outputs say otherwise (docs/algorithms.md).
+struct Encoding {
+    double scale = 1.0;
+    double offset = 0.0;
+};
+
 /// Gaussian blur (ALGORITHMS.md 1-2).
 struct BlurSpec {
     double sigma = 2.0;
@@ -82,6 +103,8 @@ struct BlurSpec {
     Status validate() const;
     /// The method that actually runs: auto resolved by sigma.
     BlurMethod resolvedMethod() const;
+    Encoding encoding() const { return {}; }
+    bool complexOutput() const { return false; }
 };
 
 /// Gabor filter or orientation bank (ALGORITHMS.md 3).
@@ -97,6 +120,8 @@ struct GaborSpec {
 
     Status validate() const;
     GaborMethod resolvedMethod() const;
+    Encoding encoding() const;
+    bool complexOutput() const { return output == GaborOutput::Complex; }
     /// Orientation of bank member k in degrees: orientation + 180 k / orientations.
     double orientationOf(int k) const { return orientation + 180.0 * k / orientations; }
 };
@@ -113,6 +138,10 @@ struct EdgeSpec {
     EdgeOutput output = EdgeOutput::Edges;
 
     Status validate() const;
+    Encoding encoding() const;
+    bool complexOutput() const { return false; }
+    /// True where the output is an edge map (hysteresis runs), not the strength.
+    bool tracesEdges() const { return output != EdgeOutput::Strength; }
     /// The smoothing stage of canny.
     BlurSpec smoothing() const { return BlurSpec{sigma, BlurMethod::Auto}; }
     /// Bank member k of the gabor method: DC-free complex response at 180 k / N degrees.
@@ -148,13 +177,6 @@ bool isLocalMaximum(T v, T before, T after) {
 inline constexpr double kTan22_5 = 0.41421356237309503;
 inline constexpr double kTan67_5 = 2.4142135623730949;
 
-/// Affine map from a stage's real output to 8 bits: u8 = clamp(round((offset + scale * v) * 255)).
-/// ALGORITHMS.md 0 gives scale = gain, offset = 0; signed outputs say otherwise (docs/algorithms.md).
-struct Encoding {
-    double scale = 1.0;
-    double offset = 0.0;
-};
-
 /// A real value through an encoding to 8 or 16 bits, in float with a fixed order of operations
 /// so the NEON encoder (cpu/neon/encode.h) gives the same codes: u = (offset + scale v) * max,
 /// NaN and u <= 0 give 0, u >= max gives max, otherwise floor(u + 0.5).
@@ -168,10 +190,18 @@ T encodeAs(float v, const Encoding& e) {
 inline std::uint8_t encode8(float v, const Encoding& e) { return encodeAs<std::uint8_t, 255>(v, e); }
 inline std::uint16_t encode16(float v, const Encoding& e) { return encodeAs<std::uint16_t, 65535>(v, e); }
 
+
+/// One stage of a chain. Every place that does something per kind of stage visits it with an
+/// Overloaded set of one function per kind (or asks the stage's parameter table, core/params.h),
+/// so a kind that a backend or a front end misses is a compile error, never a silent default.
 using Stage = std::variant<BlurSpec, GaborSpec, EdgeSpec>;
 
-/// The stage's name in the chain syntax ("blur", "gabor", "edges").
-const char* stageName(const Stage& stage);
+/// The function objects of a visit, one per kind: std::visit(Overloaded{...}, stage).
+template <class... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+
 Status validateStage(const Stage& stage);
 /// How the stage's real output maps to 8 bits.
 Encoding encodingOf(const Stage& stage);

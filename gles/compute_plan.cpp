@@ -233,7 +233,8 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     return out;
 }
 
-int ComputePlanner::edges(const EdgeSpec& spec, const StagePlan& plan, int in) {
+int ComputePlanner::edges(const EdgeStagePlan& plan, int in) {
+    const EdgeSpec& spec = plan.spec;
     const int W = format_.width, H = format_.height;
     const int sector = plane(Format::R32UI);
     int strength;
@@ -295,10 +296,10 @@ void ComputePlanner::planChain(const Chain& chain) {
     plan_->luma = plane(Format::R32F);
     int v = plan_->luma;
     for (const Stage& stage : chain.stages) {
-        const StagePlan plan = planStage(stage);
-        if (std::holds_alternative<BlurSpec>(stage)) v = blur(plan.blur, v);
-        else if (std::holds_alternative<GaborSpec>(stage)) v = gabor(plan.gabor, v);
-        else v = edges(std::get<EdgeSpec>(stage), plan, v);
+        v = std::visit(Overloaded{[&](const BlurStagePlan& p) { return blur(p.blur, v); },
+                                  [&](const GaborStagePlan& p) { return gabor(p.gabor, v); },
+                                  [&](const EdgeStagePlan& p) { return edges(p, v); }},
+                       planStage(stage));
     }
     plan_->complexOutput = chain.complexOutput();
     const bool complex = plan_->complexOutput;

@@ -128,7 +128,7 @@ private:
     int blur(const BlurPlan& plan, int in);
     /// A Gabor stage into a new plane; a MaxEnergy bank writes each pixel's NMS sector to `sector`.
     int gabor(const GaborPlan& plan, int in, int sector = -1);
-    int edges(const EdgeSpec& spec, const StagePlan& plan, int in);
+    int edges(const EdgeStagePlan& plan, int in);
     void hysteresis(int classes);
 
     GpuLimits limits_;

@@ -58,8 +58,8 @@ Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTe
                              whose + " maximum texture size " + std::to_string(maxTextureSize) + " (" + backend +
                              " does not tile)");
     const bool hysteresis = std::any_of(chain.stages.begin(), chain.stages.end(), [](const Stage& stage) {
-        const auto* e = std::get_if<EdgeSpec>(&stage);
-        return e && e->output != EdgeOutput::Strength;
+        return std::visit(Overloaded{[](const EdgeSpec& e) { return e.tracesEdges(); }, [](const auto&) { return false; }},
+                          stage);
     });
     if (hysteresis && static_cast<long long>(format.width) * format.height > kMaxGpuHysteresisPixels)
         return Status::error("frame " + std::to_string(format.width) + "x" + std::to_string(format.height) +

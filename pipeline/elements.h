@@ -2,13 +2,14 @@
 
 #include <gst/gst.h>
 
-// The element types of the striate plugin.
-GType gst_striate_blur_get_type();
-GType gst_striate_gabor_get_type();
-GType gst_striate_edges_get_type();
+// The elements of the striate plugin.
+GType gst_striate_chain_get_type();
 GType gst_striate_src_get_type();
 
 namespace striate::gst {
+
+/// Registers the stage elements, striate<stage> for each kind of stage (stage_elements.cpp).
+bool registerStageElements(GstPlugin* plugin);
 
 /// Flags of a property that is safe to change while playing: the new value takes effect at the
 /// next frame, under the property lock.

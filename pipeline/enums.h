@@ -2,14 +2,11 @@
 
 #include <glib-object.h>
 
-#include "core/backend.h"
-#include "core/spec.h"
+#include "core/params.h"
 
-// GEnum types of the element properties, with the nicks of the chain syntax (core/spec.h).
+/// The GEnum of a table enumeration (core/params.h), registered on first use under its type
+/// name, with its nicks and descriptions; a hidden value (gabor output=complex) is left out.
+GType gst_striate_enum_get_type(const striate::EnumInfo& info);
+// The enumerations of the base class and of striatesrc, which no stage table holds.
 GType gst_striate_backend_get_type();
-GType gst_striate_blur_method_get_type();
-GType gst_striate_gabor_method_get_type();
-GType gst_striate_gabor_output_get_type();
-GType gst_striate_edge_method_get_type();
-GType gst_striate_edge_output_get_type();
 GType gst_striate_scene_get_type();

@@ -2,64 +2,19 @@
 
 #include <gst/video/video.h>
 
-#include <algorithm>
-#include <cmath>
-#include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 
-#include "board/backend_choice.h"
 #ifdef STRIATE_HAVE_GLES
 #include "board/profile.h"
 #endif
-#include "core/backend.h"
-#include "core/chain.h"
-#include "core/image.h"
-#include "cpu/neon/encode.h"
 #include "pipeline/enums.h"
+#include "pipeline/filter_state.h"
 #include "pipeline/formats.h"
-#ifdef STRIATE_HAVE_GSTGL
-#include "pipeline/gl_chain.h"
-#endif
 
-GST_DEBUG_CATEGORY_STATIC(gst_striate_filter_debug);
+GST_DEBUG_CATEGORY(gst_striate_filter_debug);
 #define GST_CAT_DEFAULT gst_striate_filter_debug
 
-namespace striate::gst {
-
-/// The C++ state behind a filter element (STYLE.md 6): created in instance_init, deleted in
-/// finalize. `mutex` guards the properties; the rest belongs to the streaming thread.
-struct FilterState {
-    std::mutex mutex;
-    Stage stage;
-    BackendKind requested = BackendKind::Auto;
-    std::string board = "auto";
-    std::string active = "none";
-    bool dirty = true;  // properties changed since the backend was configured
-    bool resized = true;   // caps changed since then: the running configuration cannot stay
-    bool reselect = true;  // backend or board changed, or a GPU failed: the backends are made anew
-    bool fellBack = false;  // the running cpu backend stands in for a GPU backend that could not run
-    std::string inconsistent;  // the settings' problem last warned about while playing
-
-    // Streaming thread only.
-    GstVideoInfo in{};
-    GstVideoInfo out{};
-    Chain chain;
-    std::unique_ptr<Backend> backend;  // luma, or every full-size plane of a colour blur
-    std::unique_ptr<Backend> chroma;   // striateblur on NV12 / NV21 / I420: the half-size chroma planes
-    Image<std::uint8_t> luma;          // luma of packed, 16-bit or RGB input; a packed 4:2:2 blur's chroma
-    Image<std::uint8_t> channel;
-    std::optional<BackendKind> warnedFor;  // the request whose fallback was already reported
-    bool gpuFailed = false;  // a GPU backend failed while running: cpu until the properties change
-    bool glIn = false, glOut = false;  // GL memory caps on the sink / src pad
-#ifdef STRIATE_HAVE_GSTGL
-    GlChain gl;  // running: frames go texture to texture in GstGL's context, `backend` is unused
-#endif
-};
-
-} // namespace striate::gst
 
 using striate::gst::FilterState;
 
@@ -75,10 +30,6 @@ using namespace striate;
 using namespace striate::gst;
 
 enum { PROP_0, PROP_BACKEND, PROP_BOARD, PROP_ACTIVE_BACKEND };
-
-FilterState* stateOf(GstStriateFilter* f) {
-    return static_cast<GstStriateFilterPrivate*>(gst_striate_filter_get_instance_private(f))->state;
-}
 
 bool keepsFormat(GstBaseTransform* t) { return GST_STRIATE_FILTER_GET_CLASS(t)->keeps_format; }
 
@@ -118,8 +69,8 @@ gboolean setInfo(GstVideoFilter* vf, GstCaps* incaps, GstVideoInfo* in, GstCaps*
     Status valid;
     {
         std::lock_guard lock(s->mutex);
-        s->dirty = s->resized = true;  // a new size needs a new configuration
-        valid = validateStage(s->stage);
+        need(s, Pending::Caps);
+        valid = settingsStatus(s);
     }
     if (!valid) {  // refused at caps time, before any frame (posted outside the lock: handlers read properties)
         GST_ELEMENT_ERROR(vf, LIBRARY, SETTINGS, ("Inconsistent settings: %s", valid.message().c_str()), (nullptr));
@@ -128,294 +79,6 @@ gboolean setInfo(GstVideoFilter* vf, GstCaps* incaps, GstVideoInfo* in, GstCaps*
     return TRUE;
 }
 
-/// Records the backend that runs, and tells listeners of active-backend when it changed.
-void setActive(GstStriateFilter* f, const char* name, const FrameFormat& format) {
-    FilterState* s = stateOf(f);
-    bool changed;
-    {
-        std::lock_guard lock(s->mutex);
-        changed = s->active != name;
-        s->active = name;
-    }
-    GST_INFO_OBJECT(f, "configured %s backend for %dx%d: %s", name, format.width, format.height,
-                    formatChain(s->chain).c_str());
-    if (changed) g_object_notify(G_OBJECT(f), "active-backend");
-}
-
-/// One warning per request whose GPU backend cannot run (DESIGN.md).
-void warnFallback(GstStriateFilter* f, BackendKind requested, const std::string& cause) {
-    FilterState* s = stateOf(f);
-    if (s->warnedFor != requested)
-        GST_ELEMENT_WARNING(f, RESOURCE, SETTINGS, ("%s; using the cpu backend", cause.c_str()),
-                            ("requested backend: %s", nickOf(kBackendKinds, requested)));
-    s->warnedFor = requested;
-    s->fellBack = true;
-}
-
-/// (Re)configures the backends when the properties or the size changed. Returns false after
-/// posting an error the application can act on.
-bool ensureConfigured(GstStriateFilter* f) {
-    FilterState* s = stateOf(f);
-    BackendKind requested;
-    BackendOptions options;
-    bool rebuild;
-    {
-        std::unique_lock lock(s->mutex);
-#ifdef STRIATE_HAVE_GSTGL
-        if (!s->dirty && (s->backend || s->gl.running())) return true;
-#else
-        if (!s->dirty && s->backend) return true;
-#endif
-        if (Status v = validateStage(s->stage); !v) {
-            // Inconsistent settings: an error before the first frame or after new caps; while
-            // playing, one warning and the running configuration stays until they are consistent.
-#ifdef STRIATE_HAVE_GSTGL
-            const bool running = s->backend || s->gl.running();
-#else
-            const bool running = bool(s->backend);
-#endif
-            const bool warn = running && !s->resized && s->inconsistent != v.message();
-            s->inconsistent = v.message();
-            lock.unlock();
-            if (!running || s->resized) {
-                GST_ELEMENT_ERROR(f, LIBRARY, SETTINGS, ("Inconsistent settings: %s", v.message().c_str()), (nullptr));
-                return false;
-            }
-            if (warn)
-                GST_ELEMENT_WARNING(f, LIBRARY, SETTINGS,
-                                    ("Inconsistent settings: %s; the previous settings stay until they are consistent",
-                                     v.message().c_str()),
-                                    (nullptr));
-            return true;
-        }
-        s->inconsistent.clear();
-        s->chain.stages = {s->stage};
-        requested = s->requested;
-        options.board = s->board;
-        rebuild = s->resized || s->reselect || s->fellBack;
-        s->dirty = s->resized = s->reselect = false;
-    }
-    if (s->gpuFailed) requested = BackendKind::Cpu;
-    const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
-    const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
-    const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
-                            isPlanar420(inFormat);
-    const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
-    if (!rebuild) {
-        // Only the stage's values changed: the running backends are configured again in place,
-        // keeping their contexts and compiled programs (a GPU backend compiles only what a new
-        // structure needs). If that fails they are made anew below.
-        Status st = Status::error("not running");
-#ifdef STRIATE_HAVE_GSTGL
-        if (s->gl.running())
-            st = colourBlur ? s->gl.reconfigure(s->chain, format, chromaChain(s->chain), half)
-                            : s->gl.reconfigure(s->chain, format);
-#endif
-        if (s->backend) {
-            st = s->backend->configure(s->chain, format);
-            if (st && colourBlur) st = s->chroma->configure(chromaChain(s->chain), half);
-        }
-        if (st) return true;
-    }
-    s->backend.reset();  // a GPU backend's context goes before the next one is made
-    s->fellBack = false;
-#ifdef STRIATE_HAVE_GSTGL
-    // GL memory on both pads: the fragment backend in GstGL's context, texture to texture. auto
-    // picks it on any renderer, software ones included: the frames are textures already.
-    s->gl.stop(false);
-    if (s->glIn && s->glOut && (requested == BackendKind::Auto || requested == BackendKind::GlesFragment)) {
-        // A frame beyond the board's texture limit falls back to cpu, as in startBackend: configure
-        // refuses it.
-        BackendChoice choice;
-        Status st = chooseBackend(requested, options, s->chain, format, Placement::CurrentContext, &choice);
-        if (st) {
-            st = colourBlur ? s->gl.start(choice, s->chain, format, chromaChain(s->chain), half)
-                            : s->gl.start(choice, s->chain, format);
-        }
-        if (st) {
-            setActive(f, nickOf(kBackendKinds, BackendKind::GlesFragment), format);
-            return true;
-        }
-        warnFallback(f, requested,
-                     std::string(nickOf(kBackendKinds, BackendKind::GlesFragment)) + " cannot run in GstGL's context: " + st.message());
-        requested = BackendKind::Cpu;
-    }
-#endif
-    std::string fallback;
-    Status st = startBackend(requested, options, s->chain, format, &s->backend, &fallback);
-    if (st && !fallback.empty()) warnFallback(f, requested, fallback);  // a GPU backend that cannot run
-    if (st && colourBlur) {
-        st = startBackend(BackendKind::Cpu, options, chromaChain(s->chain), half, &s->chroma, &fallback);
-    }
-    if (!st) {
-        GST_ELEMENT_ERROR(f, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", format.width, format.height,
-                                                 st.message().c_str()),
-                          ("chain: %s", formatChain(s->chain).c_str()));
-        s->backend.reset();
-        return false;
-    }
-    if (!lumaInPlace(inFormat)) s->luma.reset(format.width, format.height);
-    s->channel.reset(format.width, format.height);
-    setActive(f, s->backend->name(), format);
-    return true;
-}
-
-/// Copies one channel of interleaved 8-bit data into a plane.
-void extractChannel(const std::uint8_t* src, int stride, int step, Image<std::uint8_t>* dst) {
-    for (int y = 0; y < dst->height(); ++y) {
-        const std::uint8_t* p = src + static_cast<std::ptrdiff_t>(y) * stride;
-        std::uint8_t* o = dst->row(y);
-        for (int x = 0; x < dst->width(); ++x) o[x] = p[x * step];
-    }
-}
-
-/// A GPU backend failed while running: one warning, then the cpu backend from this frame on,
-/// until the properties change (DESIGN.md). False if even the cpu backend cannot start.
-bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend) {
-    FilterState* s = stateOf(f);
-    GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s failed: %s; using the cpu backend", backend, failure.message().c_str()),
-                        ("backend %s failed while running", backend));
-    s->gpuFailed = true;
-    {
-        std::lock_guard lock(s->mutex);
-        s->dirty = s->reselect = true;
-    }
-    return ensureConfigured(f);
-}
-
-/// Runs one frame: `run` calls process() or process8() on the backend it is given. A GPU backend
-/// that fails mid-stream (context loss, a GL error) posts one warning and the frame runs again on
-/// the cpu backend, which stays until the properties change: the stream goes on and no frame is
-/// dropped (DESIGN.md). `backend` follows the switch.
-template <class Run>
-bool processFrame(GstStriateFilter* f, Backend** backend, Run&& run) {
-    FilterState* s = stateOf(f);
-    Status st = run(**backend);
-    if (st) return true;
-    const bool gpu = *backend == s->backend.get() && s->backend->runsOnGpu();
-    if (gpu && switchToCpu(f, st, s->backend->name())) {
-        *backend = s->backend.get();
-        st = run(**backend);
-        if (st) return true;
-    }
-    GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
-    return false;
-}
-
-/// Runs a backend on a strided 8-bit channel and writes the blurred channel back.
-bool blurChannel(GstStriateFilter* f, Backend* backend, Image<std::uint8_t>* scratch, const std::uint8_t* src,
-                 int srcStride, int step, std::uint8_t* dst, int dstStride, int w, int h) {
-    scratch->reset(w, h);
-    extractChannel(src, srcStride, step, scratch);
-    const Output8 out{dst, dstStride, step, Encoding{}};
-    return processFrame(f, &backend, [&](Backend& b) { return b.process8(scratch->view(), out); });
-}
-
-/// striateblur on packed 4:2:2 (Y0 U Y1 V and its orders): the luma every second byte; each
-/// chroma channel, half the luma's width and its full height, is taken to the luma's size (linear
-/// between neighbours across), blurred there by the luma's backend at the full sigma, and read
-/// back at its own sites: so it is blurred at half the sigma across in its own samples and the
-/// full sigma down, as the 4:2:0 planes are at half the sigma both ways.
-bool blurPacked422(GstStriateFilter* f, GstVideoFormat format, const std::uint8_t* in, int inStride, std::uint8_t* out,
-                   int outStride, int W, int H) {
-    FilterState* s = stateOf(f);
-    const int luma = format == GST_VIDEO_FORMAT_UYVY ? 1 : 0, chroma = 1 - luma;  // first byte of each
-    if (!blurChannel(f, s->backend.get(), &s->channel, in + luma, inStride, 2, out + luma, outStride, W, H)) return false;
-    const int cw = (W + 1) / 2;
-    if (W % 2)  // an odd width's last macropixel: its second Y is padding, copied
-        for (int y = 0; y < H; ++y) out[y * outStride + 2 * W + luma] = in[y * inStride + 2 * W + luma];
-    for (int c = 0; c < 2; ++c) {
-        const int at = chroma + 2 * c;  // byte of this channel in each 4-byte macropixel
-        s->channel.reset(W, H);
-        for (int y = 0; y < H; ++y) {
-            const std::uint8_t* p = in + static_cast<std::ptrdiff_t>(y) * inStride + at;
-            std::uint8_t* o = s->channel.row(y);
-            for (int k = 0; k < cw; ++k) {
-                const int here = p[4 * k], next = k + 1 < cw ? p[4 * (k + 1)] : here;
-                o[2 * k] = static_cast<std::uint8_t>(here);
-                if (2 * k + 1 < W) o[2 * k + 1] = static_cast<std::uint8_t>((here + next + 1) / 2);
-            }
-        }
-        Backend* backend = s->backend.get();
-        const Output8 full{s->luma.data(), s->luma.stride(), 1, Encoding{}};
-        if (!processFrame(f, &backend, [&](Backend& b) { return b.process8(s->channel.view(), full); })) return false;
-        for (int y = 0; y < H; ++y) {
-            const std::uint8_t* b = s->luma.row(y);
-            std::uint8_t* o = out + static_cast<std::ptrdiff_t>(y) * outStride + at;
-            for (int k = 0; k < cw; ++k) o[4 * k] = b[2 * k];
-        }
-    }
-    return true;
-}
-
-GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVideoFrame* outFrame) {
-    auto* f = GST_STRIATE_FILTER(vf);
-    FilterState* s = stateOf(f);
-    if (!ensureConfigured(f)) return GST_FLOW_ERROR;
-    const int W = GST_VIDEO_FRAME_WIDTH(inFrame), H = GST_VIDEO_FRAME_HEIGHT(inFrame);
-    const GstVideoFormat inFormat = GST_VIDEO_FRAME_FORMAT(inFrame);
-    const GstVideoFormat outFormat = GST_VIDEO_FRAME_FORMAT(outFrame);
-    auto* in0 = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(inFrame, 0));
-    const int inStride0 = GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, 0);
-    auto* out0 = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(outFrame, 0));
-    const int outStride0 = GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, 0);
-
-    // A colour blur: every channel (RGB) or every plane (YUV) blurred, alpha or padding copied.
-    if (outFormat == inFormat && passesThrough(inFormat)) {
-        if (isPacked422(inFormat))
-            return blurPacked422(f, inFormat, in0, inStride0, out0, outStride0, W, H) ? GST_FLOW_OK : GST_FLOW_ERROR;
-        auto plane = [](GstVideoFrame* fr, int p) { return static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(fr, p)); };
-        const int cw = GST_VIDEO_FRAME_COMP_WIDTH(inFrame, 1), ch = GST_VIDEO_FRAME_COMP_HEIGHT(inFrame, 1);
-        for (const ColourChannel& c : colourChannels(inFormat))
-            if (!blurChannel(f, c.chroma ? s->chroma.get() : s->backend.get(), &s->channel, plane(inFrame, c.plane) + c.component,
-                             GST_VIDEO_FRAME_PLANE_STRIDE(inFrame, c.plane), c.components, plane(outFrame, c.plane) + c.component,
-                             GST_VIDEO_FRAME_PLANE_STRIDE(outFrame, c.plane), c.chroma ? cw : W, c.chroma ? ch : H))
-                return GST_FLOW_ERROR;
-        if (isRgb(inFormat))  // alpha or padding as it came
-            for (int y = 0; y < H; ++y)
-                for (int x = 0; x < W; ++x) out0[y * outStride0 + 4 * x + 3] = in0[y * inStride0 + 4 * x + 3];
-        return GST_FLOW_OK;
-    }
-
-    // Luma in place (GRAY8, NV12, NV21, I420: plane 0 with its stride); every second byte of
-    // packed 4:2:2 (an odd width's last macropixel holds one pixel and padding: its first Y is
-    // read); 16-bit grey to the nearest 8-bit code; computed from RGB.
-    ImageView<const std::uint8_t> luma(in0, W, H, inStride0);
-    if (!lumaInPlace(inFormat)) {
-        if (isPacked422(inFormat)) {
-            extractChannel(in0 + (inFormat == GST_VIDEO_FORMAT_UYVY), inStride0, 2, &s->luma);
-        } else if (inFormat == GST_VIDEO_FORMAT_GRAY16_LE) {
-            static_assert(G_BYTE_ORDER == G_LITTLE_ENDIAN, "GRAY16_LE input assumes a little-endian host");
-            for (int y = 0; y < H; ++y) {
-                const auto* p = reinterpret_cast<const std::uint16_t*>(in0 + static_cast<std::ptrdiff_t>(y) * inStride0);
-                std::uint8_t* o = s->luma.row(y);
-                for (int x = 0; x < W; ++x) o[x] = code8Of16(p[x]);
-            }
-        } else {
-            const bool bgr = inFormat == GST_VIDEO_FORMAT_BGRA || inFormat == GST_VIDEO_FORMAT_BGRx;
-            for (int y = 0; y < H; ++y) {
-                const std::uint8_t* p = in0 + static_cast<std::ptrdiff_t>(y) * inStride0;
-                std::uint8_t* o = s->luma.row(y);
-                for (int x = 0; x < W; ++x, p += 4) o[x] = bgr ? lumaOf(p[2], p[1], p[0]) : lumaOf(p[0], p[1], p[2]);
-            }
-        }
-        luma = s->luma.view();
-    }
-    Backend* backend = s->backend.get();
-    const Encoding e = s->chain.encoding();
-    if (outFormat == GST_VIDEO_FORMAT_GRAY16_LE) {
-        static_assert(G_BYTE_ORDER == G_LITTLE_ENDIAN, "GRAY16_LE output assumes a little-endian host");
-        return processFrame(f, &backend, [&](Backend& b) {
-            ChainOutput r;
-            Status st = b.process(luma, &r);
-            if (st) cpu::encodePlane16(r.real, e, reinterpret_cast<std::uint16_t*>(out0), outStride0);
-            return st;
-        }) ? GST_FLOW_OK : GST_FLOW_ERROR;
-    }
-    const Output8 out{out0, outStride0, 1, e};
-    if (!processFrame(f, &backend, [&](Backend& b) { return b.process8(luma, out); })) return GST_FLOW_ERROR;
-    return GST_FLOW_OK;
-}
 
 #ifdef STRIATE_HAVE_GSTGL
 /// GL memory through the GstGL chain when it runs; otherwise the video filter maps the frames
@@ -459,7 +122,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
     case PROP_BACKEND: {
         std::lock_guard lock(s->mutex);
         s->requested = static_cast<BackendKind>(g_value_get_enum(value));
-        s->dirty = s->reselect = true;
+        need(s, Pending::Backends);
         s->gpuFailed = false;
         break;
     }
@@ -482,7 +145,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
 #endif
         std::lock_guard lock(s->mutex);
         s->board = v && *v ? v : "auto";
-        s->dirty = s->reselect = true;
+        need(s, Pending::Backends);
         s->gpuFailed = false;
         break;
     }
@@ -509,7 +172,7 @@ gboolean stop(GstBaseTransform* t) {
     s->gl.stop(true);
 #endif
     std::lock_guard lock(s->mutex);
-    s->dirty = s->reselect = true;
+    need(s, Pending::Backends);
     return TRUE;
 }
 
@@ -519,6 +182,21 @@ void finalize(GObject* object) {
 }
 
 } // namespace
+
+namespace striate::gst {
+
+FilterState* stateOf(GstStriateFilter* f) {
+    return static_cast<GstStriateFilterPrivate*>(gst_striate_filter_get_instance_private(f))->state;
+}
+
+Status settingsStatus(const FilterState* s) {
+    if (!s->refused) return s->refused;
+    // One stage (a stage element's): its message alone, as its properties name the values.
+    if (s->settings.stages.size() == 1) return validateStage(s->settings.stages.front());
+    return s->settings.validate();
+}
+
+} // namespace striate::gst
 
 static void gst_striate_filter_class_init(GstStriateFilterClass* klass) {
     GST_DEBUG_CATEGORY_INIT(gst_striate_filter_debug, "striatefilter", 0, "striate filter base");
@@ -591,23 +269,31 @@ void addPadTemplates(GstElementClass* klass, bool keepsFormat) {
     gst_caps_unref(src);
 }
 
-void editStage(GstStriateFilter* filter, const std::function<void(Stage&)>& edit) {
+void editChain(GstStriateFilter* filter, const std::function<void(Chain&)>& edit) {
     FilterState* s = stateOf(filter);
     std::lock_guard lock(s->mutex);
-    edit(s->stage);
-    s->dirty = true;
+    edit(s->settings);
+    s->refused = {};
+    need(s, Pending::Values);
 }
 
-Stage currentStage(GstStriateFilter* filter) {
+void refuseSettings(GstStriateFilter* filter, const Status& why) {
     FilterState* s = stateOf(filter);
     std::lock_guard lock(s->mutex);
-    return s->stage;
+    s->refused = why;
+    need(s, Pending::Values);
 }
 
-void setInitialStage(GstStriateFilter* filter, const Stage& stage) {
+Chain currentChain(GstStriateFilter* filter) {
     FilterState* s = stateOf(filter);
     std::lock_guard lock(s->mutex);
-    s->stage = stage;
+    return s->settings;
+}
+
+void setInitialChain(GstStriateFilter* filter, const Chain& chain) {
+    FilterState* s = stateOf(filter);
+    std::lock_guard lock(s->mutex);
+    s->settings = chain;
 }
 
 } // namespace striate::gst

@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "core/spec.h"
+#include "core/chain.h"
 #include "pipeline/elements.h"
 
 G_BEGIN_DECLS
@@ -12,8 +12,9 @@ G_BEGIN_DECLS
 #define GST_TYPE_STRIATE_FILTER (gst_striate_filter_get_type())
 G_DECLARE_DERIVABLE_TYPE(GstStriateFilter, gst_striate_filter, GST, STRIATE_FILTER, GstVideoFilter)
 
-/// The base of striateblur, striategabor and striateedges: caps, the backend property and its
-/// fallback, frame mapping, format conversion. Each subclass owns one stage's properties.
+/// The base of the stage elements (striate<stage>, one per kind of stage: stage_elements.cpp) and
+/// striatechain: caps, the backend property and its fallback, frame mapping, format conversion.
+/// Each subclass owns its chain's properties.
 struct _GstStriateFilterClass {
     GstVideoFilterClass parent_class;
     /// striateblur: colour formats pass through (every plane blurred); others output grey only.
@@ -24,35 +25,23 @@ G_END_DECLS
 
 namespace striate::gst {
 
-// The common properties (backend, active-backend) live on the base class; a subclass's
-// set/get_property reach its stage through these.
+// The common properties (backend, board, active-backend) live on the base class; a subclass's
+// set/get_property reach its chain (striatechain) or its one stage (stage_elements.cpp) through
+// these.
 
-/// Runs `edit` on the element's stage under the property lock. Each property's value is checked
-/// alone (GLib's ranges, finiteOrWarn); the stage as a whole when it is used, at caps time and at
+/// Runs `edit` on the element's chain under the property lock. Each property's value is checked
+/// alone (GLib's ranges, finiteOrWarn); the chain as a whole when it is used, at caps time and at
 /// the next frame, so properties can be set in any order.
-void editStage(GstStriateFilter* filter, const std::function<void(Stage&)>& edit);
+void editChain(GstStriateFilter* filter, const std::function<void(Chain&)>& edit);
+/// Records settings that cannot be used as a whole (a chain string that does not parse): the
+/// running chain stays, and `why` is reported where an inconsistent chain would be (an error
+/// before the first frame or after new caps; one warning while playing) until the next edit.
+void refuseSettings(GstStriateFilter* filter, const Status& why);
+/// A copy of the element's chain, taken under the property lock.
+Chain currentChain(GstStriateFilter* filter);
+/// Sets the chain an element starts with (called from the subclass's instance init).
+void setInitialChain(GstStriateFilter* filter, const Chain& chain);
 /// Adds the sink and src pad templates of a filter element.
 void addPadTemplates(GstElementClass* klass, bool keepsFormat);
-/// A copy of the element's stage, taken under the property lock.
-Stage currentStage(GstStriateFilter* filter);
-
-/// set_property helpers of the subclasses: change one field of the element's spec (of type Spec)
-/// through editStage.
-template <class Spec, class Change>
-void editSpec(GObject* object, Change change) {
-    editStage(GST_STRIATE_FILTER(object), [&](Stage& s) { change(std::get<Spec>(s)); });
-}
-template <class Spec>
-void setNumber(GObject* object, const GParamSpec* pspec, const GValue* value, double Spec::*field) {
-    const double v = g_value_get_double(value);
-    if (finiteOrWarn(object, pspec, v)) editSpec<Spec>(object, [&](Spec& spec) { spec.*field = v; });
-}
-/// A copy of the element's spec, for get_property.
-template <class Spec>
-Spec currentSpec(GObject* object) {
-    return std::get<Spec>(currentStage(GST_STRIATE_FILTER(object)));
-}
-/// Sets the stage an element starts with (called from the subclass's instance init).
-void setInitialStage(GstStriateFilter* filter, const Stage& stage);
 
 } // namespace striate::gst

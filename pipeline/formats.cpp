@@ -13,9 +13,8 @@ namespace striate::gst {
 namespace {
 
 bool is(GstVideoFormat f, FormatTraits::Kind kind) {
-    for (const FormatTraits& t : kFormats)
-        if (t.format == f) return t.kind == kind;
-    return false;
+    const FormatTraits* t = traitsOf(f);
+    return t && t->kind == kind;
 }
 
 /// The names of the table's formats that `keep` accepts, in its order.
@@ -55,6 +54,12 @@ std::vector<const char*> firstThenGrey(const char* first) {
 }
 
 } // namespace
+
+const FormatTraits* traitsOf(GstVideoFormat f) {
+    for (const FormatTraits& t : kFormats)
+        if (t.format == f) return &t;
+    return nullptr;
+}
 
 bool isRgb(GstVideoFormat f) { return is(f, FormatTraits::Rgb); }
 bool isPacked422(GstVideoFormat f) { return is(f, FormatTraits::Packed422); }

@@ -11,6 +11,16 @@
 /// this table.
 namespace striate::gst {
 
+/// Where a pixel's luma is in plane 0: both memory paths read it from here (pipeline/frames.cpp
+/// in system memory, gl_chain.cpp's texture sources in GL memory).
+enum class LumaSource {
+    Byte0,   ///< the pixel's first byte: GRAY8, the planar YUV formats, YUY2 and YVYU (Y U / Y V)
+    Byte1,   ///< its second byte: UYVY (U Y / V Y)
+    Gray16,  ///< a little-endian 16-bit sample, to the nearest 8-bit code
+    Rgb,     ///< BT.601 of R, G, B in bytes 0, 1, 2
+    Bgr,     ///< BT.601 of R, G, B in bytes 2, 1, 0
+};
+
 struct FormatTraits {
     GstVideoFormat format;
     const char* name;
@@ -20,16 +30,27 @@ struct FormatTraits {
         Packed422,   ///< YUY2, UYVY, YVYU: the luma every second byte (webcams)
         Rgb,         ///< 8-bit RGB with alpha or padding: the luma is BT.601 of the channels
     } kind;
+    LumaSource luma;
+    int pixelBytes;  ///< bytes from one pixel's luma to the next in plane 0
 };
 
 inline constexpr FormatTraits kFormats[] = {
-    {GST_VIDEO_FORMAT_GRAY8, "GRAY8", FormatTraits::Grey},      {GST_VIDEO_FORMAT_NV12, "NV12", FormatTraits::Planar420},
-    {GST_VIDEO_FORMAT_NV21, "NV21", FormatTraits::Planar420},   {GST_VIDEO_FORMAT_I420, "I420", FormatTraits::Planar420},
-    {GST_VIDEO_FORMAT_YUY2, "YUY2", FormatTraits::Packed422},   {GST_VIDEO_FORMAT_UYVY, "UYVY", FormatTraits::Packed422},
-    {GST_VIDEO_FORMAT_YVYU, "YVYU", FormatTraits::Packed422},   {GST_VIDEO_FORMAT_RGBA, "RGBA", FormatTraits::Rgb},
-    {GST_VIDEO_FORMAT_BGRA, "BGRA", FormatTraits::Rgb},         {GST_VIDEO_FORMAT_RGBx, "RGBx", FormatTraits::Rgb},
-    {GST_VIDEO_FORMAT_BGRx, "BGRx", FormatTraits::Rgb},         {GST_VIDEO_FORMAT_GRAY16_LE, "GRAY16_LE", FormatTraits::Grey},
+    {GST_VIDEO_FORMAT_GRAY8, "GRAY8", FormatTraits::Grey, LumaSource::Byte0, 1},
+    {GST_VIDEO_FORMAT_NV12, "NV12", FormatTraits::Planar420, LumaSource::Byte0, 1},
+    {GST_VIDEO_FORMAT_NV21, "NV21", FormatTraits::Planar420, LumaSource::Byte0, 1},
+    {GST_VIDEO_FORMAT_I420, "I420", FormatTraits::Planar420, LumaSource::Byte0, 1},
+    {GST_VIDEO_FORMAT_YUY2, "YUY2", FormatTraits::Packed422, LumaSource::Byte0, 2},
+    {GST_VIDEO_FORMAT_UYVY, "UYVY", FormatTraits::Packed422, LumaSource::Byte1, 2},
+    {GST_VIDEO_FORMAT_YVYU, "YVYU", FormatTraits::Packed422, LumaSource::Byte0, 2},
+    {GST_VIDEO_FORMAT_RGBA, "RGBA", FormatTraits::Rgb, LumaSource::Rgb, 4},
+    {GST_VIDEO_FORMAT_BGRA, "BGRA", FormatTraits::Rgb, LumaSource::Bgr, 4},
+    {GST_VIDEO_FORMAT_RGBx, "RGBx", FormatTraits::Rgb, LumaSource::Rgb, 4},
+    {GST_VIDEO_FORMAT_BGRx, "BGRx", FormatTraits::Rgb, LumaSource::Bgr, 4},
+    {GST_VIDEO_FORMAT_GRAY16_LE, "GRAY16_LE", FormatTraits::Grey, LumaSource::Gray16, 2},
 };
+
+/// The table's entry of a format, or nullptr for one the elements do not take.
+const FormatTraits* traitsOf(GstVideoFormat f);
 
 bool isRgb(GstVideoFormat f);
 bool isPacked422(GstVideoFormat f);

@@ -20,20 +20,18 @@ void initDebug() {
 
 using Source = gles::FragmentBackend::TextureFrame::Source;
 
-/// Where the luma of a texel is: BT.601 of the RGB formats; green of UYVY (GstGL holds packed
-/// 4:2:2 in an RG texture of the frame's width: (U or V, Y) per texel); the two bytes of
-/// GRAY16_LE (an RG texture); else red, plane 0's first byte (GRAY8, NV12, NV21, I420, and
-/// (Y, U or V) of YUY2 and YVYU).
+/// Where the luma of a texel is (the format table's LumaSource): GstGL holds packed 4:2:2 in an
+/// RG texture of the frame's width, (Y, U or V) or (U or V, Y) per texel, and GRAY16_LE in an RG
+/// texture of its two bytes. Negotiation admits only the table's formats.
 Source lumaOf(GstVideoFormat f) {
-    switch (f) {
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_RGBx: return Source::Rgb;
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_BGRx: return Source::Bgr;
-    case GST_VIDEO_FORMAT_UYVY: return Source::Green;
-    case GST_VIDEO_FORMAT_GRAY16_LE: return Source::Gray16;
-    default: return Source::Red;
+    switch (traitsOf(f)->luma) {
+    case LumaSource::Byte0: return Source::Red;
+    case LumaSource::Byte1: return Source::Green;
+    case LumaSource::Gray16: return Source::Gray16;
+    case LumaSource::Rgb: return Source::Rgb;
+    case LumaSource::Bgr: return Source::Bgr;
     }
+    return Source::Red;
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-// The striate GStreamer plugin: striateblur, striategabor, striateedges, striatesrc.
+// The striate GStreamer plugin: the stage elements, striatechain and striatesrc.
 #include <gst/gst.h>
 
 #include <cmath>
@@ -17,9 +17,8 @@ bool finiteOrWarn(GObject* object, const GParamSpec* pspec, double v) {
 } // namespace striate::gst
 
 static gboolean plugin_init(GstPlugin* plugin) {
-    return gst_element_register(plugin, "striateblur", GST_RANK_NONE, gst_striate_blur_get_type()) &&
-           gst_element_register(plugin, "striategabor", GST_RANK_NONE, gst_striate_gabor_get_type()) &&
-           gst_element_register(plugin, "striateedges", GST_RANK_NONE, gst_striate_edges_get_type()) &&
+    return striate::gst::registerStageElements(plugin) &&
+           gst_element_register(plugin, "striatechain", GST_RANK_NONE, gst_striate_chain_get_type()) &&
            gst_element_register(plugin, "striatesrc", GST_RANK_NONE, gst_striate_src_get_type());
 }
 

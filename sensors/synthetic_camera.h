@@ -9,11 +9,12 @@ namespace striate::sensors {
 
 /// Scenes of the synthetic camera (the `scene` property of striatesrc).
 enum class Scene { Shapes, Grating, SiemensStar, Text, Photo };
-inline constexpr EnumName<Scene> kScenes[] = {{Scene::Shapes, "shapes"},
-                                              {Scene::Grating, "grating"},
-                                              {Scene::SiemensStar, "siemens-star"},
-                                              {Scene::Text, "text"},
-                                              {Scene::Photo, "photo"}};
+inline constexpr EnumName<Scene> kScenes[] = {
+    {Scene::Shapes, "shapes", "Moving disk, rectangle and bar on a ramp"},
+    {Scene::Grating, "grating", "Drifting sinusoidal grating"},
+    {Scene::SiemensStar, "siemens-star", "Rotating Siemens star"},
+    {Scene::Text, "text", "Scrolling text"},
+    {Scene::Photo, "photo", "A real photo (location), panning and zooming slowly"}};
 
 /// A sensor noise model in electrons: the scene's radiance (0..1) times `exposure` fills up to
 /// `fullWell` electrons; shot noise has the variance of the signal (Poisson, Gaussian

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "core/params.h"
 #include "cpu/neon/avx2.h"
 #include "cpu/neon/encode.h"
 #include "cpu/neon/fixed.h"
@@ -56,26 +57,31 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
         plans_.push_back(planStage(chain_.stages.back()));
         kernels_.push_back(kernelName(chain_.stages.back()));
     }
-    const auto* blur = std::get_if<BlurSpec>(&chain.stages[0]);
-    fixedTaps_ = chain.stages.size() == 1 && blur ? fixedTapsFor(*blur) : std::vector<std::int16_t>{};
+    // A chain of one blur has an 8-bit form in fixed point (process8).
+    fixedTaps_.clear();
+    if (chain.stages.size() == 1)
+        std::visit(Overloaded{[&](const BlurStagePlan& p) { fixedTaps_ = fixedTapsFor(p.spec); }, [](const auto&) {}},
+                   plans_[0]);
     const int W = format.width, H = format.height;
     // A block holds a line plus the box cascade's padding; a direct blur's padded row (firRows)
     // needs W + 2R floats, which exceeds a block on narrow frames with a wide kernel.
     int pad = 0, radius = 0;
-    for (const StagePlan& p : plans_) {
-        pad = std::max({pad, p.blur.pad, p.gabor.dcBlur.pad});
-        radius = std::max({radius, static_cast<int>(p.blur.taps.size()), static_cast<int>(p.gabor.dcBlur.taps.size())});
-    }
+    for (const StagePlan& p : plans_)
+        for (const BlurPlan* b : blursOf(p)) {
+            pad = std::max(pad, b->pad);
+            radius = std::max(radius, static_cast<int>(b->taps.size()));
+        }
     const std::size_t blockSize = std::max(static_cast<std::size_t>(std::max(W, H) + 2 * pad) * kLanes,
                                            static_cast<std::size_t>(W + 2 * radius));
     std::size_t ring = 0;
     for (const StagePlan& p : plans_)
-        for (const BlurPlan* b : {&p.blur, &p.gabor.dcBlur})
+        for (const BlurPlan* b : blursOf(p))
             if (b->method == BlurMethod::Direct && !b->taps.empty() && banded(*b))
                 ring = std::max(ring, FirBand<float>::workspaceFloats(W, static_cast<int>(b->taps.size()) - 1));
     for (const StagePlan& p : plans_)
-        for (const GaborOrientationPlan& o : p.gabor.bank)
-            if (rowWise(o)) ring = std::max(ring, GaborBand<float>::workspaceFloats(W, static_cast<int>(o.across.size()) - 1));
+        if (const GaborPlan* g = gaborOf(p))
+            for (const GaborOrientationPlan& o : g->bank)
+                if (rowWise(o)) ring = std::max(ring, GaborBand<float>::workspaceFloats(W, static_cast<int>(o.across.size()) - 1));
     fixed8_ = !fixedTaps_.empty();
     const std::size_t fixed = fixed8_ ? FixedBand::workspaceShorts(W, static_cast<int>(fixedTaps_.size()) - 1) : 0;
     scratch_.assign(pool_.size(), Scratch{});
@@ -109,26 +115,26 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
 
 CpuBackend::Planes CpuBackend::planesFor() const {
     Planes need;
-    for (std::size_t i = 0; i < chain_.stages.size(); ++i) {
-        const StagePlan& p = plans_[i];
-        const auto* edge = std::get_if<EdgeSpec>(&chain_.stages[i]);
-        const auto blurRows = [&](const BlurPlan& b) { return !(b.method == BlurMethod::Direct && banded(b)); };
-        if (std::holds_alternative<BlurSpec>(chain_.stages[i])) need.rowPass |= blurRows(p.blur);
-        if (edge) {
-            need.edges = true;
-            need.strength |= edge->method == EdgeMethod::Gabor || edge->output == EdgeOutput::Strength;
-            need.sector |= edge->method == EdgeMethod::Gabor;
-            if (edge->method == EdgeMethod::Canny && blurRows(p.blur)) need.gauss = need.rowPass = true;
+    const auto blurRows = [&](const BlurPlan& b) { return !(b.method == BlurMethod::Direct && banded(b)); };
+    const auto gabor = [&](const GaborPlan& g) {
+        const bool allRowWise = std::all_of(g.bank.begin(), g.bank.end(), [&](const auto& o) { return rowWise(o); });
+        need.complex |= !allRowWise || g.sink == GaborSink::Complex;
+        if (g.removeDc && !allRowWise) {
+            need.gauss = true;
+            need.rowPass |= blurRows(g.dcBlur);
         }
-        if (!p.gabor.bank.empty()) {
-            const bool allRowWise = std::all_of(p.gabor.bank.begin(), p.gabor.bank.end(), [&](const auto& o) { return rowWise(o); });
-            need.complex |= !allRowWise || p.gabor.sink == GaborSink::Complex;
-            if (p.gabor.removeDc && !allRowWise) {
-                need.gauss = true;
-                need.rowPass |= blurRows(p.gabor.dcBlur);
-            }
-        }
-    }
+    };
+    for (const StagePlan& plan : plans_)
+        std::visit(Overloaded{[&](const BlurStagePlan& p) { need.rowPass |= blurRows(p.blur); },
+                              [&](const GaborStagePlan& p) { gabor(p.gabor); },
+                              [&](const EdgeStagePlan& p) {
+                                  need.edges = true;
+                                  need.strength |= p.spec.method == EdgeMethod::Gabor || !p.spec.tracesEdges();
+                                  need.sector |= p.spec.method == EdgeMethod::Gabor;
+                                  if (p.spec.method == EdgeMethod::Canny && blurRows(p.blur)) need.gauss = need.rowPass = true;
+                                  if (p.spec.method == EdgeMethod::Gabor) gabor(p.gabor);
+                              }},
+                   plan);
     return need;
 }
 
@@ -358,29 +364,47 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
 }
 
 
+const char* kernelName(const Stage& stage) {
+    return std::visit(
+        Overloaded{[](const BlurSpec& b) {
+                       switch (b.resolvedMethod()) {
+                       case BlurMethod::Boxes: return "blur.boxes.running-sum-x4";
+                       case BlurMethod::Recursive: return "blur.recursive.yvv3";
+                       default: return "blur.direct.fir-symmetric";
+                       }
+                   },
+                   [](const GaborSpec& g) {
+                       return g.resolvedMethod() == GaborMethod::Recursive ? "gabor.recursive.yvv3-complex"
+                                                                           : "gabor.direct.fir-complex";
+                   },
+                   [](const EdgeSpec& e) {
+                       return e.method == EdgeMethod::Canny ? "edges.canny.fir-nms-hysteresis"
+                                                            : "edges.gabor-energy.bank-nms-hysteresis";
+                   }},
+        stage);
+}
+
 Stage CpuBackend::resolveAuto(const Stage& stage) const {
-    const auto* g = std::get_if<GaborSpec>(&stage);
-    if (!g || g->method != GaborMethod::Auto || g->resolvedMethod() == GaborMethod::Direct ||
-        !(g->sigma < kAutoRowWiseGaborBelowSigma))
-        return stage;
-    GaborSpec direct = *g;
+    return std::visit(Overloaded{[&](const GaborSpec& g) { return resolveAuto(g); }, [&](const auto&) { return stage; }},
+                      stage);
+}
+
+Stage CpuBackend::resolveAuto(const GaborSpec& g) const {
+    if (g.method != GaborMethod::Auto || g.resolvedMethod() == GaborMethod::Direct || !(g.sigma < kAutoRowWiseGaborBelowSigma))
+        return g;
+    GaborSpec direct = g;
     direct.method = GaborMethod::Direct;
     const GaborPlan plan = planGabor(direct);
     const bool allRowWise = std::all_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); });
-    return allRowWise ? Stage{direct} : stage;
+    return allRowWise ? Stage{direct} : Stage{g};
 }
 
 template <class Src>
 void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out) {
-    const Stage& stage = chain_.stages[index];
-    const StagePlan& plan = plans_[index];
-    if (std::holds_alternative<BlurSpec>(stage)) {
-        blur(plan.blur, in, out);
-    } else if (std::holds_alternative<GaborSpec>(stage)) {
-        gabor(plan.gabor, in, out);
-    } else if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
-        edgesToFloats(plan, *e, in, out);
-    }
+    std::visit(Overloaded{[&](const BlurStagePlan& p) { blur(p.blur, in, out); },
+                          [&](const GaborStagePlan& p) { gabor(p.gabor, in, out); },
+                          [&](const EdgeStagePlan& p) { edgesToFloats(p, in, out); }},
+               plans_[index]);
 }
 
 template <class F>
@@ -413,8 +437,10 @@ Status CpuBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out)
 Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
     if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
     const std::size_t last = chain_.stages.size() - 1;
-    if (const auto* e = std::get_if<EdgeSpec>(&chain_.stages[last]); e && e->output != EdgeOutput::Strength) {
-        runStagesBefore(last, luma, [&](auto in) { edgesToCodes(plans_[last], *e, in, out); });
+    // An edge map's last stage writes its codes straight from the classes.
+    const auto* edges = std::get_if<EdgeStagePlan>(&plans_[last]);
+    if (edges && edges->spec.tracesEdges()) {
+        runStagesBefore(last, luma, [&](auto in) { edgesToCodes(*edges, in, out); });
         return {};
     }
     if (fixed8_ && out.encoding.scale == 1.0 && out.encoding.offset == 0.0) {

@@ -86,6 +86,7 @@ private:
     bool rowWise(const GaborOrientationPlan& o) const;
     /// The stage as the cpu runs it: a Gabor's auto resolved per kAutoRowWiseGaborBelowSigma.
     Stage resolveAuto(const Stage& stage) const;
+    Stage resolveAuto(const GaborSpec& gabor) const;
     template <class Src>
     void runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
@@ -114,12 +115,13 @@ private:
     void floodAcross(int rows, const EdgeWriter& out);
     /// An edges stage from its input to `out`.
     template <class Src>
-    void edges(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, const EdgeWriter& out);
+    void edges(const EdgeStagePlan& plan, ImageView<const Src> in, const EdgeWriter& out);
     /// An edges stage's output as floats, or as 8-bit codes.
     template <class Src>
-    void edgesToFloats(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, ImageView<float> out);
+    void edgesToFloats(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
-    void edgesToCodes(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, const Output8& out);
+    void edgesToCodes(const EdgeStagePlan& plan, ImageView<const Src> in, const Output8& out);
+
     /// Runs stages [0, count) and calls f with the input of stage `count` (the luma or a float plane).
     template <class F>
     void runStagesBefore(std::size_t count, ImageView<const std::uint8_t> luma, F&& f);

@@ -338,7 +338,8 @@ void CpuBackend::trace(const EdgeWriter& out) {
 }
 
 template <class Src>
-void CpuBackend::edges(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, const EdgeWriter& out) {
+void CpuBackend::edges(const EdgeStagePlan& plan, ImageView<const Src> in, const EdgeWriter& out) {
+    const EdgeSpec& spec = plan.spec;
     if (spec.method == EdgeMethod::Canny) {
         canny(plan.blur, in, spec, spec.output == EdgeOutput::Strength, out);
     } else {
@@ -446,19 +447,18 @@ private:
 } // namespace
 
 template <class Src>
-void CpuBackend::edgesToFloats(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in,
-                               ImageView<float> out) {
-    edges(plan, spec, in, FloatEdges<Src>(spec.output, class_.view(), strength_.view(), in, out));
+void CpuBackend::edgesToFloats(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> out) {
+    edges(plan, in, FloatEdges<Src>(plan.spec.output, class_.view(), strength_.view(), in, out));
 }
 
 template <class Src>
-void CpuBackend::edgesToCodes(const StagePlan& plan, const EdgeSpec& spec, ImageView<const Src> in, const Output8& out) {
-    edges(plan, spec, in, CodeEdges<Src>(spec.output, class_.view(), in, out));
+void CpuBackend::edgesToCodes(const EdgeStagePlan& plan, ImageView<const Src> in, const Output8& out) {
+    edges(plan, in, CodeEdges<Src>(plan.spec.output, class_.view(), in, out));
 }
 
-template void CpuBackend::edgesToFloats(const StagePlan&, const EdgeSpec&, ImageView<const std::uint8_t>, ImageView<float>);
-template void CpuBackend::edgesToFloats(const StagePlan&, const EdgeSpec&, ImageView<const float>, ImageView<float>);
-template void CpuBackend::edgesToCodes(const StagePlan&, const EdgeSpec&, ImageView<const std::uint8_t>, const Output8&);
-template void CpuBackend::edgesToCodes(const StagePlan&, const EdgeSpec&, ImageView<const float>, const Output8&);
+template void CpuBackend::edgesToFloats(const EdgeStagePlan&, ImageView<const std::uint8_t>, ImageView<float>);
+template void CpuBackend::edgesToFloats(const EdgeStagePlan&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::edgesToCodes(const EdgeStagePlan&, ImageView<const std::uint8_t>, const Output8&);
+template void CpuBackend::edgesToCodes(const EdgeStagePlan&, ImageView<const float>, const Output8&);
 
 } // namespace striate::cpu

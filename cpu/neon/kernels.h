@@ -4,7 +4,8 @@
 
 namespace striate::cpu {
 
-/// The name of the cpu kernel that runs a stage, as logs and --explain show it.
+/// The name of the cpu kernel that runs a stage, as logs and --explain show it (defined in
+/// cpu_backend.cpp, beside the backend's other visits of a stage).
 const char* kernelName(const Stage& stage);
 
 } // namespace striate::cpu

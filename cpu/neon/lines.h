@@ -17,7 +17,22 @@
 /// in cache (16 lanes x 1920 samples = 120 KiB).
 namespace striate::cpu {
 
+
 inline constexpr int kLanes = 16;
+
+/// The block layout's index helpers, shared by lines.cpp and gabor_lines.cpp (a block holds a
+/// sample of kLanes lines per position, position i at i x kLanes).
+namespace block {
+inline constexpr int kVectors = kLanes / 4;
+inline int clampIndex(int i, int n) { return i < 0 ? 0 : i >= n ? n - 1 : i; }
+inline const float* at(const float* block, int i) { return block + static_cast<std::ptrdiff_t>(i) * kLanes; }
+inline float* at(float* block, int i) { return block + static_cast<std::ptrdiff_t>(i) * kLanes; }
+} // namespace block
+
+/// A row as unit floats with `radius` replicated samples on each side, in `line` (width + 2
+/// radius floats); returns its first sample.
+const float* padRow(const float* in, int width, int radius, float* line);
+const float* padRow(const std::uint8_t* in, int width, int radius, float* line);
 
 /// Blocks of kLanes lines that cover n lines.
 inline int laneGroups(int n) { return (n + kLanes - 1) / kLanes; }

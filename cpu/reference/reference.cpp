@@ -298,18 +298,14 @@ Plane edges(const Plane& in, const EdgeSpec& spec) {
 Plane runChain(const Plane& in, const Chain& chain, CPlane* complexOut) {
     Plane current = copyOf(in.view());
     for (const Stage& stage : chain.stages) {
-        if (const auto* b = std::get_if<BlurSpec>(&stage)) {
-            current = blur(current, *b);
-        } else if (const auto* g = std::get_if<GaborSpec>(&stage)) {
-            if (g->output == GaborOutput::Complex && complexOut) {
-                *complexOut = gaborComplex(current, *g, g->orientation);
-                current = mapComplex(*complexOut, [](Complex64 z) { return std::abs(z); });
-            } else {
-                current = gabor(current, *g);
-            }
-        } else if (const auto* e = std::get_if<EdgeSpec>(&stage)) {
-            current = edges(current, *e);
-        }
+        current = std::visit(Overloaded{[&](const BlurSpec& b) { return blur(current, b); },
+                                        [&](const GaborSpec& g) {
+                                            if (g.output != GaborOutput::Complex || !complexOut) return gabor(current, g);
+                                            *complexOut = gaborComplex(current, g, g.orientation);
+                                            return mapComplex(*complexOut, [](Complex64 z) { return std::abs(z); });
+                                        },
+                                        [&](const EdgeSpec& e) { return edges(current, e); }},
+                             stage);
     }
     return current;
 }

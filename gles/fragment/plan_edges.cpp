@@ -107,7 +107,8 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     return result;
 }
 
-FragmentPlanner::Value FragmentPlanner::edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const Value& in) {
+    const EdgeSpec& spec = plan.spec;
     // Strength and NMS sector as one complex value (re: strength, im: sector 0..3); Canny's on
     // float planes as one R32F value, the sector in the strength's two lowest mantissa bits
     // (a relative change below 4e-7, cleared wherever it is read): half the memory of RG32F.

@@ -156,12 +156,10 @@ void FragmentPlanner::planChain(const Chain& chain) {
     plan_->luma = newPlane(Plane::Kind::Luma, format_.width, format_.height);
     Value v{plan_->luma, PlaneFormat{PlaneKind::Luma8, false, 1, true}};
     for (std::size_t i = 0; i < chain.stages.size() && failure_; ++i) {
-        const StagePlan plan = planStage(chain.stages[i]);
-        Value next;
-        if (std::holds_alternative<BlurSpec>(chain.stages[i])) next = blur(plan.blur, v);
-        else if (std::holds_alternative<GaborSpec>(chain.stages[i])) next = gabor(plan.gabor, v);
-        else next = edges(std::get<EdgeSpec>(chain.stages[i]), plan, v);
-        v = next;
+        v = std::visit(Overloaded{[&](const BlurStagePlan& p) { return blur(p.blur, v); },
+                                  [&](const GaborStagePlan& p) { return gabor(p.gabor, v); },
+                                  [&](const EdgeStagePlan& p) { return edges(p, v); }},
+                       planStage(chain.stages[i]));
     }
     plan_->result = v;
     plan_->complexOutput = chain.complexOutput();

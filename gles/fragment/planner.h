@@ -206,7 +206,7 @@ private:
     bool response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const;
     // plan_edges.cpp
     Value gabor(const GaborPlan& plan, const Value& in);
-    Value edges(const EdgeSpec& spec, const StagePlan& plan, const Value& in);
+    Value edges(const EdgeStagePlan& plan, const Value& in);
 
     GpuLimits limits_;
     FragmentOptions options_;

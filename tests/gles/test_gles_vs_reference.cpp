@@ -4,8 +4,7 @@
 // CTest runs the fragment cases a second time on a real GLES 2.0 context.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstdlib>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -46,20 +45,6 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
     return n;
 }
 
-/// Boards without float render targets: the fragment backend packs its intermediates; so does
-/// `host` on a GLES 2.0 context (STRIATE_EXPECT=es2, MESA_GLES_VERSION_OVERRIDE=2.0).
-bool packedBoard(const std::string& board) {
-    const char* e = std::getenv("STRIATE_EXPECT");
-    return board == "rpi3" || board == "tight" || (board == "host" && e && std::string(e) == "es2");
-}
-
-/// ALGORITHMS.md 8: float targets blur 2e-4, gabor 5e-4; packed 8-bit 1/255 and 2/255.
-double budgetOf(const Chain& chain, bool packed) {
-    for (const Stage& s : chain.stages)
-        if (!std::holds_alternative<BlurSpec>(s)) return packed ? 2.0 / 255 : 5e-4;
-    return packed ? 1.0 / 255 : 2e-4;
-}
-
 class GlesVsReference : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GlesVsReference, WithinBudget) {
@@ -80,10 +65,7 @@ TEST_P(GlesVsReference, WithinBudget) {
     }
     ASSERT_EQ(fallback, "") << "the GPU backend did not run";
     ASSERT_STREQ(gpu->name(), nickOf(kBackendKinds, c.backend));
-    // ALGORITHMS.md 8: edge maps identical with float targets; packed 8-bit quantises the
-    // strengths NMS compares, so 99.5% of pixels there.
-    const bool packed = packedBoard(c.board);
-    test::expectWithinTolerance(*gpu, chain, c.size, {budgetOf(chain, packed), packed ? 0.005 : 0.0}, c.chain);
+    test::expectWithinBudget(*gpu, chain, c.size, c.chain);
 }
 
 std::vector<std::string> chains() {
@@ -150,6 +132,12 @@ std::vector<Case> cases() {
         };
         for (const auto& ch : chains())
             for (Size s : t.sizes) add(ch, s);
+        // Every stage's examples (the catalogue selftest runs) the sweep lacks, at the largest
+        // size of the list: on the tiniest frames packed Gabor energy differs in more than the
+        // 0.5% of pixels its budget allows (14 of 17x13 on the test scene, 2026-11-26).
+        const std::vector<std::string> swept = chains();
+        for (const std::string& ch : test::catalogue())
+            if (std::find(swept.begin(), swept.end(), ch) == swept.end()) add(ch, {131, 67});
         // The largest size the issue names, for one chain of each stage.
         for (const char* ch : {"blur sigma=3 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges"})
             add(ch, {1280, 720});

@@ -5,31 +5,23 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
-#include <numbers>
 #include <string>
-#include <variant>
+#include <vector>
 
 #include "core/backend.h"
 #include "core/chain.h"
+#include "core/params.h"
+#include "cpu/reference/accuracy.h"
 #include "cpu/reference/reference.h"
 #include "tests/support/inputs.h"
 
 namespace striate::test {
 
-/// What a backend is held to against the reference (ALGORITHMS.md 8).
-struct Tolerance {
-    double worst = 0;           ///< the largest |difference| of the output (a phase: of its arc)
-    double differingShare = 0;  ///< edge maps: the share of pixels that may differ (0: identical)
-};
-
 /// Runs the reference and `backend` (configured for `chain` at `size`) on the chain's test
 /// input, the backend twice (the second frame reuses what the first set up), and checks the
-/// output within `t`. An edge map (wantsIdentical) is compared pixel for pixel; a phase by its
-/// arc |angle difference| x |z|, since a phase is only as defined as its magnitude.
-inline void expectWithinTolerance(Backend& backend, const Chain& chain, Size size, const Tolerance& t,
-                                  const std::string& label) {
+/// output within the budget ALGORITHMS.md 8 gives that backend (cpu/reference/accuracy.h: the
+/// backend says whether it runs on the GPU and packs its planes).
+inline void expectWithinBudget(Backend& backend, const Chain& chain, Size size, const std::string& label) {
     const Image<std::uint8_t> in = inputFor(chain, size);
     const FrameFormat fmt{size.w, size.h};
     reference::ReferenceBackend ref;
@@ -40,30 +32,17 @@ inline void expectWithinTolerance(Backend& backend, const Chain& chain, Size siz
     ASSERT_TRUE(first) << first.message();
     const Status second = backend.process(in.view(), &b);
     ASSERT_TRUE(second) << second.message();
+    const reference::Accuracy accuracy = reference::accuracyOf(
+        chain, in.view(), a, b, reference::Producer{backend.runsOnGpu(), backend.packedIntermediates(), false, false});
+    EXPECT_TRUE(accuracy.pass) << label << ": " << accuracy.error << " against a budget of " << accuracy.budget;
+}
 
-    const auto* gabor = std::get_if<GaborSpec>(&chain.stages.back());
-    if (gabor && gabor->output == GaborOutput::Phase && gabor->orientations == 1) {
-        Chain magnitude = chain;
-        std::get<GaborSpec>(magnitude.stages.back()).output = GaborOutput::Magnitude;
-        reference::ReferenceBackend refMagnitude;
-        ASSERT_TRUE(refMagnitude.configure(magnitude, fmt));
-        ChainOutput m;
-        ASSERT_TRUE(refMagnitude.process(in.view(), &m));
-        double worst = 0;
-        for (int y = 0; y < fmt.height; ++y)
-            for (int x = 0; x < fmt.width; ++x) {
-                const double delta = std::abs(double(a.real.at(x, y)) - double(b.real.at(x, y)));
-                const double arc = std::min(delta, 2 * std::numbers::pi - delta) * m.real.at(x, y);
-                if (!(arc <= worst)) worst = arc;
-            }
-        EXPECT_LE(worst, t.worst) << label;
-        return;
-    }
-    const Difference d = compare(a, b);
-    if (wantsIdentical(chain))
-        EXPECT_LE(d.differ, t.differingShare * fmt.width * fmt.height) << label << ": " << d.differ << " pixels differ";
-    else
-        EXPECT_LE(d.worst, t.worst) << label;
+/// The example chains of every stage's table (core/params.h), the catalogue selftest also runs.
+inline std::vector<std::string> catalogue() {
+    std::vector<std::string> out;
+    for (const StageInfo& stage : stageInfos())
+        for (const char* chain : stage.examples) out.push_back(chain);
+    return out;
 }
 
 } // namespace striate::test

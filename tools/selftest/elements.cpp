@@ -15,6 +15,7 @@
 
 #include "board/backend_choice.h"
 #include "core/chain.h"
+#include "core/params.h"
 
 namespace striate::selftest {
 namespace {
@@ -22,8 +23,28 @@ namespace {
 /// The elements' input formats; the quick battery runs one of each family on the GLES backends.
 const char* const kFormats[] = {"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"};
 const char* const kQuickGpuFormats[] = {"GRAY8", "NV12", "BGRx"};
-/// Each filter element's stage in chain syntax: the element's properties have the same names.
-const char* const kElementChains[] = {"blur sigma=2", "gabor sigma=4 wavelength=8 orientations=6", "edges"};
+/// A chain of two stages, which striatechain runs.
+constexpr const char* kChainElementChain = "blur sigma=2 ! gabor sigma=4 wavelength=8 orientations=6";
+
+/// Each stage element's first example chain (its properties have the same names), then
+/// striatechain's chain.
+std::vector<std::string> elementChains() {
+    std::vector<std::string> chains;
+    for (const StageInfo& stage : stageInfos()) chains.push_back(stage.examples.front());
+    chains.push_back(kChainElementChain);
+    return chains;
+}
+
+/// The element that runs `chain`: striate<stage> for one stage, else striatechain.
+std::string elementOf(const std::string& chain) {
+    if (chain.find('!') != std::string::npos) return "striatechain";
+    return "striate" + chain.substr(0, chain.find(' '));
+}
+
+/// The element and its properties as gst-launch-1.0 spells them.
+std::string launchLine(const std::string& chain) {
+    return elementOf(chain) == "striatechain" ? "striatechain chain=\"" + chain + "\"" : "striate" + chain;
+}
 /// Odd in both directions: 4:2:0 chroma is rounded up, and no default stride equals the row.
 constexpr int kWidth = 131, kHeight = 67;
 
@@ -33,8 +54,8 @@ struct ElementCase {
 
 std::vector<ElementCase> elementCases(bool full, bool gpu) {
     std::vector<ElementCase> cases;
-    for (const char* chain : kElementChains) {
-        const bool blur = std::string_view(chain).starts_with("blur");
+    for (const std::string& chain : elementChains()) {
+        const bool blur = elementOf(chain) == "striateblur";
         std::vector<std::string> formats(std::begin(kFormats), std::end(kFormats));
         if (gpu && !full) formats.assign(std::begin(kQuickGpuFormats), std::end(kQuickGpuFormats));
         for (const std::string& f : formats) cases.push_back({chain, f, blur ? f : "GRAY8"});
@@ -175,17 +196,21 @@ struct ElementRun {
     double ms = 0;                        // the second frame, push to pull
 };
 
-/// appsrc ! striate<stage> PROPERTIES ! appsink on two copies of `frame`; the second's output.
+/// appsrc ! striate<stage> PROPERTIES ! appsink (or striatechain chain="...") on two copies of
+/// `frame`; the second's output.
 Status runElement(const std::string& chain, const std::string& backend, const std::string& board, const GstVideoInfo& layout,
                   const std::string& outFormat, GstBuffer* frame, ElementRun* run) {
-    std::istringstream words(chain);
-    std::string stage;
-    words >> stage;
-    GstElement* element = gst_element_factory_make(("striate" + stage).c_str(), nullptr);
-    if (!element) return Status::error("the plugin has no element striate" + stage);
-    for (std::string word; words >> word;) {
-        const auto eq = word.find('=');
-        gst_util_set_object_arg(G_OBJECT(element), word.substr(0, eq).c_str(), word.substr(eq + 1).c_str());
+    const std::string name = elementOf(chain);
+    GstElement* element = gst_element_factory_make(name.c_str(), nullptr);
+    if (!element) return Status::error("the plugin has no element " + name);
+    if (name == "striatechain") {
+        g_object_set(element, "chain", chain.c_str(), nullptr);
+    } else {
+        std::istringstream words(chain.substr(chain.find(' ') == std::string::npos ? chain.size() : chain.find(' ')));
+        for (std::string word; words >> word;) {
+            const auto eq = word.find('=');
+            gst_util_set_object_arg(G_OBJECT(element), word.substr(0, eq).c_str(), word.substr(eq + 1).c_str());
+        }
     }
     gst_util_set_object_arg(G_OBJECT(element), "backend", backend.c_str());
     if (!board.empty()) gst_util_set_object_arg(G_OBJECT(element), "board", board.c_str());
@@ -202,7 +227,7 @@ Status runElement(const std::string& chain, const std::string& backend, const st
     gst_bin_add_many(GST_BIN(pipeline), src, element, sink, nullptr);
     Status result;
     if (!gst_element_link_many(src, element, sink, nullptr)) {
-        result = Status::error("cannot link appsrc ! striate" + stage + " ! appsink");
+        result = Status::error("cannot link appsrc ! " + name + " ! appsink");
     } else if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
         result = Status::error(busError(pipeline, "the pipeline does not start"));
     }
@@ -291,7 +316,7 @@ void checkElements(const Options& options, const std::vector<BackendKind>& backe
         for (const std::string& profile : gpu ? profiles : std::vector<std::string>{"-"}) {
             const std::string board = gpu ? profile : options.board;
             for (const ElementCase& c : elementCases(options.full, gpu)) {
-                Row row{nickOf(kBackendKinds, kind), profile, "element", Case{"striate" + c.chain, c.in + ">" + c.out, kWidth, kHeight, false},
+                Row row{nickOf(kBackendKinds, kind), profile, "element", Case{launchLine(c.chain), c.in + ">" + c.out, kWidth, kHeight, false},
                         {}, 0, true, ""};
                 auto fail = [&](const std::string& why) {
                     row.accuracy = {std::nan(""), 0, false};

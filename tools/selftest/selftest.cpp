@@ -10,6 +10,7 @@
 
 #include "board/probe.h"
 #include "board/profile.h"
+#include "core/params.h"
 #include "cpu/reference/reference.h"
 #include "sensors/synthetic_camera.h"
 #ifdef STRIATE_SELFTEST_ELEMENTS
@@ -21,34 +22,9 @@
 namespace striate::selftest {
 namespace {
 
-/// Every stage x method x output (the first of each stage is the one the quick battery also runs
-/// on 640x480).
-const char* const kChains[] = {
-    "blur sigma=2 method=direct",
-    "blur sigma=6 method=boxes",
-    "blur sigma=8 method=recursive",
-    "blur sigma=1",
-    "gabor sigma=4 wavelength=8 orientations=6",
-    "gabor sigma=2 wavelength=6 orientation=30 method=direct output=magnitude",
-    "gabor sigma=2 wavelength=6 orientation=30 method=direct output=real",
-    "gabor sigma=2 wavelength=6 orientation=30 method=direct output=imaginary",
-    "gabor sigma=2 wavelength=6 orientation=30 method=direct output=phase",
-    "gabor sigma=2 wavelength=6 orientation=30 method=direct output=complex",
-    "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=magnitude",
-    "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=real",
-    "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=imaginary",
-    "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=phase",
-    "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=complex",
-    "edges",
-    "edges output=strength",
-    "edges output=overlay",
-    "edges method=gabor",
-};
-
 /// The standard chains auto's measurements time.
 const char* const kTimed[] = {"blur sigma=2", "blur sigma=8", "gabor sigma=4 wavelength=8 orientations=6", "edges"};
 
-bool firstOfItsStage(int i) { return i == 0 || std::string(kChains[i]).substr(0, 4) != std::string(kChains[i - 1]).substr(0, 4); }
 
 /// A result copied out of a backend (its planes live only until its next frame).
 struct Owned {
@@ -123,17 +99,19 @@ std::string Case::id() const {
 }
 
 std::vector<Case> battery(bool full) {
+    // Every stage's example chains (its parameter table); the first of each stage, the one the
+    // quick battery also runs on 640x480.
     std::vector<Case> cases;
-    const int n = static_cast<int>(std::size(kChains));
-    for (int i = 0; i < n; ++i) {
-        const std::string chain = kChains[i];
-        if (full || firstOfItsStage(i)) cases.push_back({chain, "shapes", 1, 1, true});
-        cases.push_back({chain, "shapes", 17, 13, true});
-        cases.push_back({chain, "shapes", 131, 67, false});
-        cases.push_back({chain, "photo", 64, 48, true});
-        if (full || firstOfItsStage(i)) cases.push_back({chain, "photo", 640, 480, false});
-        if (full && firstOfItsStage(i)) cases.push_back({chain, "photo", 1280, 720, false});
-    }
+    for (const StageInfo& stage : stageInfos())
+        for (const char* chain : stage.examples) {
+            const bool first = chain == stage.examples.front();
+            if (full || first) cases.push_back({chain, "shapes", 1, 1, true});
+            cases.push_back({chain, "shapes", 17, 13, true});
+            cases.push_back({chain, "shapes", 131, 67, false});
+            cases.push_back({chain, "photo", 64, 48, true});
+            if (full || first) cases.push_back({chain, "photo", 640, 480, false});
+            if (full && first) cases.push_back({chain, "photo", 1280, 720, false});
+        }
     return cases;
 }
 
@@ -162,51 +140,6 @@ Status inputFor(const Case& c, const std::string& dataDir, Image<std::uint8_t>* 
             out->at(x, y) = static_cast<std::uint8_t>(std::lround(v));
         }
     return {};
-}
-
-Accuracy compare(const Chain& chain, const ChainOutput& reference, const ChainOutput& out, const Producer& producer,
-                 const ImageView<const float>* magnitude) {
-    Accuracy a;
-    const Stage& last = chain.stages.back();
-    const auto* edges = std::get_if<EdgeSpec>(&last);
-    const int w = reference.real.width, h = reference.real.height;
-    if (edges && edges->output != EdgeOutput::Strength) {
-        // Edge maps, as the share of pixels that differ: identical on synthetic scenes, on
-        // photos 99.99% (cpu) and 99.9% (GLES float planes); packed planes 99.5%; a golden
-        // 99.99% (a strength within rounding of a threshold may fall either way). On frames of a
-        // few hundred pixels a share is less than a pixel: the budget is then at least one pixel
-        // (a golden), three (packed planes).
-        int differ = 0;
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) differ += reference.real.at(x, y) != out.real.at(x, y);
-        const double n = double(w) * h;
-        a.error = differ / n;
-        a.budget = producer.golden ? std::max(1e-4, 1 / n)
-                   : producer.packed ? std::max(0.005, 3 / n)
-                   : !producer.photo ? 0.0
-                   : producer.gpu    ? 1e-3
-                                     : 1e-4;
-        a.pass = a.error <= a.budget;
-        return a;
-    }
-    // ALGORITHMS.md 8: cpu 1e-5; GLES float planes blur 2e-4, the rest 5e-4; packed 8-bit 1/255,
-    // 2/255; a golden 1e-5 (the reference on two machines: libm and compilers differ in the last
-    // bits).
-    const bool blur = std::holds_alternative<BlurSpec>(last);
-    a.budget = producer.golden || !producer.gpu ? 1e-5 : producer.packed ? (blur ? 1.0 : 2.0) / 255 : blur ? 2e-4 : 5e-4;
-    const auto* gabor = std::get_if<GaborSpec>(&last);
-    const bool phase = gabor && gabor->output == GaborOutput::Phase && magnitude;
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            double v = std::abs(double(reference.real.at(x, y)) - double(out.real.at(x, y)));
-            // A phase is only as defined as its magnitude: the arc across z counts.
-            if (phase) v = std::min(v, 2 * std::numbers::pi - v) * magnitude->at(x, y);
-            if (reference.complex && out.complex)
-                v = std::max(v, double(std::abs(reference.complexPlane.at(x, y) - out.complexPlane.at(x, y))));
-            if (!(v <= a.error)) a.error = v;  // NaN fails
-        }
-    a.pass = a.error <= a.budget;
-    return a;
 }
 
 int Report::failures() const {
@@ -247,18 +180,10 @@ Status run(const Options& options, Report* report) {
         Image<std::uint8_t> in;
         if (Status s = inputFor(c, options.dataDir, &in); !s) return s;
         const FrameFormat format{c.width, c.height};
-        Owned ref, magnitude;
+        Owned ref;
         const auto t0 = std::chrono::steady_clock::now();
         if (Status s = runReference(chain, in, &ref); !s) return s;
         const double refMs = msSince(t0);
-        const auto* gabor = std::get_if<GaborSpec>(&chain.stages.back());
-        const bool phase = gabor && gabor->output == GaborOutput::Phase;
-        if (phase) {
-            Chain m = chain;
-            std::get<GaborSpec>(m.stages.back()).output = GaborOutput::Magnitude;
-            if (Status s = runReference(m, in, &magnitude); !s) return s;
-        }
-        const ImageView<const float> magnitudeView = magnitude.real.view();
         // The reference itself, against the golden made on the development machine.
         if (c.golden) {
             Row row{"reference", "-", "golden", c, {}, refMs, true, ""};
@@ -271,8 +196,8 @@ Status run(const Options& options, Report* report) {
                 row.note = "'" + path + "' is not " + std::to_string(c.width) + "x" + std::to_string(c.height);
                 row.accuracy = {std::nan(""), 0, false};
             } else {
-                row.accuracy = compare(chain, golden.view(), ref.view(), Producer{false, false, c.input == "photo", true},
-                                       phase ? &magnitudeView : nullptr);
+                row.accuracy = reference::accuracyOf(chain, in.view(), golden.view(), ref.view(),
+                                                     Producer{false, false, c.input == "photo", true});
             }
             add(row);
         }
@@ -301,8 +226,8 @@ Status run(const Options& options, Report* report) {
                     row.accuracy = {std::nan(""), 0, false};
                     row.note = ps.message();
                 } else {
-                    row.accuracy = compare(chain, ref.view(), out, Producer{gpu, b->packedIntermediates(), c.input == "photo", false},
-                                           phase ? &magnitudeView : nullptr);
+                    row.accuracy = reference::accuracyOf(chain, in.view(), ref.view(), out,
+                                                         Producer{b->runsOnGpu(), b->packedIntermediates(), c.input == "photo", false});
                     if (options.images) options.images(row, chain, in, ref.view(), out);
                 }
                 add(row);

@@ -15,6 +15,7 @@
 #include "core/backend.h"
 #include "core/chain.h"
 #include "core/image.h"
+#include "cpu/reference/accuracy.h"
 #include "core/status.h"
 
 namespace striate::selftest {
@@ -38,23 +39,9 @@ std::vector<Case> battery(bool full);
 /// in `dataDir` resampled to the size.
 Status inputFor(const Case& c, const std::string& dataDir, Image<std::uint8_t>* out);
 
-/// How far one output is from another for ALGORITHMS.md 8: the largest difference (a phase: the
-/// arc, angle difference times the magnitude), or for edge maps the share of pixels that differ.
-struct Accuracy {
-    double error = 0;
-    double budget = 0;
-    bool pass = false;
-};
-/// What produced the output compared, which sets its budget (ALGORITHMS.md 8).
-struct Producer {
-    bool gpu = false;     ///< a GLES backend (else cpu)
-    bool packed = false;  ///< with packed 8-bit planes
-    bool photo = false;   ///< on a real photo (edge maps: a share of pixels may differ)
-    bool golden = false;  ///< the reference here against the golden from the development machine
-};
-/// `out` against `reference` for `chain`; `magnitude`: the reference's magnitude, for a phase.
-Accuracy compare(const Chain& chain, const ChainOutput& reference, const ChainOutput& out, const Producer& producer,
-                 const ImageView<const float>* magnitude);
+/// ALGORITHMS.md 8's measure and budget (cpu/reference/accuracy.h).
+using reference::Accuracy;
+using reference::Producer;
 
 /// One row of the report.
 struct Row {

@@ -19,6 +19,7 @@
 #endif
 #include "core/backend.h"
 #include "core/chain.h"
+#include "core/params.h"
 #include "cpu/neon/neon.h"
 #include "tools/io/image_io.h"
 #include "tools/io/npy.h"
@@ -74,21 +75,18 @@ options:
   -h, --help        this text
 
 stages and parameters (names and values as the GStreamer element properties):
-  blur   sigma=[0.3..256] (2) method=auto|direct|boxes|recursive (auto)
-  gabor  sigma (4) wavelength=[2..1e6] (8) orientation=[-360..360] degrees (0)
-         orientations=[1..16] (1) output=magnitude|real|imaginary|phase|complex (magnitude)
-         remove-dc=true|false (true) gain=[0..1e6] (1) method=auto|recursive|direct (auto)
-  edges  method=canny|gabor (canny) sigma (1.4) wavelength=[2..1e6] (4) orientations=[1..16] (6)
-         low-threshold=[0..1e6] (0.02) high-threshold=[0..1e6] (0.05) output=edges|strength|overlay
-  Numbers are decimal; each parameter and each option is given once (the element property
+)";
+
+/// The rest of filter --help, after the stage list made from the parameter tables.
+const char* kFilterHelpEnd = R"(  Numbers are decimal; each parameter and each option is given once (the element property
   ranges, checked whatever the method).
   method=recursive needs sigma >= 0.5; auto picks direct below sigma 3, recursive above
   (on cpu: a blur with 8-bit output, direct in fixed point below sigma 10; a gabor whose
   orientations are all 0 or 90 degrees, direct below sigma 8).
 
 8-bit output: round(255 * (offset + scale * value)) clamped to 0..255, where scale is the gain
-(1 for blur and edges), offset 0.5 for real and imaginary, phase maps [-pi, pi] to [0, 255], and
-edge strength maps high-threshold to 128.
+(1 where a stage has none), offset 0.5 for real and imaginary, phase maps [-pi, pi] to [0, 255],
+and edge strength maps high-threshold to 128.
 
 exit status: 0 on success, 2 on a usage or input error (one line on stderr), 1 otherwise.
 )";
@@ -124,7 +122,7 @@ int runFilter(int argc, char** argv) {
         };
         std::string v;
         if (arg == "-h" || arg == "--help") {
-            std::fputs(kFilterHelp, stdout);
+            std::fputs((kFilterHelp + describeStages(2) + kFilterHelpEnd).c_str(), stdout);
             return 0;
         } else if (arg == "--chain") {
             if (!value(&a.chain)) return usageError("--chain needs a value");
