@@ -137,7 +137,8 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
 #ifdef STRIATE_HAVE_GLES
     const char* chains[] = {"blur sigma=2", "blur sigma=3 method=recursive", "blur sigma=8 method=recursive",
                             "blur sigma=16 method=recursive", "blur sigma=48 method=recursive",
-                            "blur sigma=8 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges"};
+                            "blur sigma=8 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges",
+                            "threshold sigma=4 offset=0.02"};
     struct Target {
         BackendKind kind;
         const char* board;
@@ -420,6 +421,18 @@ int main(int argc, char** argv) {
                 cv::Canny(dst, dst2, e.lowThreshold * scale, e.highThreshold * scale, 3, true);
             });
             add("edges method=canny sigma=1.4", "GaussianBlur + Canny L2", t, peer);
+        }
+        if (wanted("threshold")) {
+            // OpenCV's Gaussian adaptive threshold takes an odd block size and derives its sigma
+            // from it (getGaussianKernel): ours runs at that sigma; C in codes is 255 x offset.
+            const int block = 25;
+            const double sigma = 0.3 * ((block - 1) * 0.5 - 1) + 0.8, offset = 0.02;
+            char chain[96];
+            std::snprintf(chain, sizeof chain, "threshold sigma=%g offset=%g", sigma, offset);
+            auto [t, peer] = timePair(repeat, ours(chain, true), [&] {
+                cv::adaptiveThreshold(u8, dst, 255, cv::ADAPTIVE_THRESH_GAUSSIAN_C, cv::THRESH_BINARY, block, offset * 255);
+            });
+            add(chain, "adaptiveThreshold Gaussian, block 25", t, peer);
         }
     }
     if (!json.empty()) {

@@ -156,6 +156,19 @@ std::vector<StageInfo> makeStageInfos() {
           choice<&EdgeSpec::output>("output", "Output", "Edge map, edge strength, or edges drawn over the luma",
                                     kEdgeOutputInfo)},
          {"edges", "edges output=strength", "edges output=overlay", "edges method=gabor"}});
+    all.push_back(
+        {"threshold", "Adaptive threshold: 1 above the local Gaussian mean less offset (ALGORITHMS.md 4.3)",
+         ThresholdSpec{},
+         {field<&ThresholdSpec::sigma>("sigma", "Sigma", "Standard deviation of the local Gaussian mean, in pixels",
+                                       kMinSigma, kMaxSigma),
+          field<&ThresholdSpec::offset>("offset", "Offset",
+                                        "Subtracted from the local mean, in units of the full range (0..1; may be negative)",
+                                        -kMaxThresholdOffset, kMaxThresholdOffset),
+          choice<&ThresholdSpec::method>("method", "Method",
+                                         "How the local mean is computed (method=recursive needs sigma >= 0.5)",
+                                         kBlurMethodInfo)},
+         {"threshold sigma=4 offset=0.02", "threshold sigma=2 offset=0.01 method=direct",
+          "threshold sigma=6 offset=-0.02 method=boxes", "threshold sigma=8 offset=0.04 method=recursive"}});
     // The tables are indexed by the variant's index (stageInfo).
     if (all.size() != std::variant_size_v<Stage>) std::abort();
     for (std::size_t i = 0; i < all.size(); ++i)

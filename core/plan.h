@@ -107,9 +107,17 @@ struct EdgeStagePlan {
     std::vector<const BlurPlan*> blurPlans() const { return {&blur, &gabor.dcBlur}; }
     const GaborPlan* gaborPlan() const { return &gabor; }
 };
-using StagePlan = std::variant<BlurStagePlan, GaborStagePlan, EdgeStagePlan>;
+struct ThresholdStagePlan {
+    ThresholdSpec spec;
+    BlurPlan mean;  ///< the local mean
+    ThresholdStagePlan(const ThresholdSpec& s) : spec(s), mean(planBlur(s.mean())) {}
+    std::vector<const BlurPlan*> blurPlans() const { return {&mean}; }
+    const GaborPlan* gaborPlan() const { return nullptr; }
+};
+using StagePlan = std::variant<BlurStagePlan, GaborStagePlan, EdgeStagePlan, ThresholdStagePlan>;
 StagePlan planStage(const Stage& stage);
-/// The Gaussian blurs a stage runs (its own, canny's smoothing, a Gabor's DC blur) and its Gabor filter or bank, if any.
+/// The Gaussian blurs a stage runs (its own, canny's smoothing, a Gabor's DC blur, a threshold's
+/// mean) and its Gabor filter or bank, if any.
 std::vector<const BlurPlan*> blursOf(const StagePlan& plan);
 const GaborPlan* gaborOf(const StagePlan& plan);
 

@@ -27,6 +27,8 @@ inline constexpr double kMaxOrientationDegrees = 360.0;
 inline constexpr double kMaxGain = 1e6;
 /// Edge thresholds (gradient of the unit image, or Gabor energy).
 inline constexpr double kMaxThreshold = 1e6;
+/// Offsets of the adaptive threshold: the normalised image's range, either way.
+inline constexpr double kMaxThresholdOffset = 1.0;
 /// Box passes per axis for method=boxes (ALGORITHMS.md 2.2: n = 3..5, default 4).
 inline constexpr int kBoxPasses = 4;
 /// Below this sigma method=auto uses direct taps: the recursive shape error is 10% at sigma 2
@@ -190,11 +192,27 @@ T encodeAs(float v, const Encoding& e) {
 inline std::uint8_t encode8(float v, const Encoding& e) { return encodeAs<std::uint8_t, 255>(v, e); }
 inline std::uint16_t encode16(float v, const Encoding& e) { return encodeAs<std::uint16_t, 65535>(v, e); }
 
+/// Adaptive threshold (ALGORITHMS.md 4.3): 1 where the input exceeds its local Gaussian mean
+/// less `offset` (in the units of the normalised image), else 0.
+struct ThresholdSpec {
+    double sigma = 4.0;
+    double offset = 0.02;
+    BlurMethod method = BlurMethod::Auto;  ///< how the local mean is computed
+
+    Status validate() const {
+        if (Status s = mean().validate(); !s) return s;
+        return checkRange("offset", offset, -kMaxThresholdOffset, kMaxThresholdOffset);
+    }
+    /// The local mean's blur.
+    BlurSpec mean() const { return BlurSpec{sigma, method}; }
+    Encoding encoding() const { return {}; }
+    bool complexOutput() const { return false; }
+};
 
 /// One stage of a chain. Every place that does something per kind of stage visits it with an
 /// Overloaded set of one function per kind (or asks the stage's parameter table, core/params.h),
 /// so a kind that a backend or a front end misses is a compile error, never a silent default.
-using Stage = std::variant<BlurSpec, GaborSpec, EdgeSpec>;
+using Stage = std::variant<BlurSpec, GaborSpec, EdgeSpec, ThresholdSpec>;
 
 /// The function objects of a visit, one per kind: std::visit(Overloaded{...}, stage).
 template <class... F>

@@ -298,7 +298,16 @@ void ComputePlanner::planChain(const Chain& chain) {
     for (const Stage& stage : chain.stages) {
         v = std::visit(Overloaded{[&](const BlurStagePlan& p) { return blur(p.blur, v); },
                                   [&](const GaborStagePlan& p) { return gabor(p.gabor, v); },
-                                  [&](const EdgeStagePlan& p) { return edges(p, v); }},
+                                  [&](const EdgeStagePlan& p) { return edges(p, v); },
+                                  [&](const ThresholdStagePlan& p) {
+                                      const int mean = blur(p.mean, v), out = plane(Format::R32F);
+                                      ComputePass& pass = dispatch("threshold.comp", {}, groups(W, kTile), groups(H, kTile), "R32F");
+                                      uniform(pass, "offset", static_cast<float>(p.spec.offset));
+                                      sampler(pass, 0, v);
+                                      sampler(pass, 1, mean);
+                                      image(pass, 0, out, Access::Write);
+                                      return out;
+                                  }},
                        planStage(stage));
     }
     plan_->complexOutput = chain.complexOutput();

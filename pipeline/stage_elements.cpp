@@ -1,4 +1,4 @@
-// The stage elements: striateblur, striategabor, and striateedges, one GType
+// The stage elements: striate<stage> for each kind of stage (striateblur ...), one GType
 // each, whose properties are made from their stage's parameter table (core/params.h). Adding a
 // stage's element is one entry of kStageElements.
 #include "core/params.h"
@@ -52,6 +52,16 @@ constexpr StageElement kStageElements[] = {
      */
     {"striateedges", "GstStriateEdges", "edges", "Striate edge detection", "Filter/Analyzer/Video",
      "Canny or Gabor-energy edges of the luma", false},
+    /**
+     * SECTION:element-striatethreshold
+     *
+     * Adaptive threshold of the luma (OpenCV's adaptiveThreshold, Gaussian, THRESH_BINARY): 255
+     * where a pixel exceeds its local Gaussian mean less the offset, else 0.
+     *
+     *     gst-launch-1.0 striatesrc scene=text ! striatethreshold sigma=4 offset=0.02 ! videoconvert ! autovideosink
+     */
+    {"striatethreshold", "GstStriateThreshold", "threshold", "Striate adaptive threshold", "Filter/Analyzer/Video",
+     "Binarisation against the local Gaussian mean less an offset", false},
 };
 
 struct GstStriateStage {

@@ -133,6 +133,10 @@ CpuBackend::Planes CpuBackend::planesFor() const {
                                   need.sector |= p.spec.method == EdgeMethod::Gabor;
                                   if (p.spec.method == EdgeMethod::Canny && blurRows(p.blur)) need.gauss = need.rowPass = true;
                                   if (p.spec.method == EdgeMethod::Gabor) gabor(p.gabor);
+                              },
+                              [&](const ThresholdStagePlan& p) {
+                                  need.gauss = true;  // the local mean
+                                  need.rowPass |= blurRows(p.mean);
                               }},
                    plan);
     return need;
@@ -380,6 +384,13 @@ const char* kernelName(const Stage& stage) {
                    [](const EdgeSpec& e) {
                        return e.method == EdgeMethod::Canny ? "edges.canny.fir-nms-hysteresis"
                                                             : "edges.gabor-energy.bank-nms-hysteresis";
+                   },
+                   [](const ThresholdSpec& t) {
+                       switch (t.mean().resolvedMethod()) {
+                       case BlurMethod::Boxes: return "threshold.boxes-mean-compare";
+                       case BlurMethod::Recursive: return "threshold.recursive-mean-compare";
+                       default: return "threshold.direct-mean-compare";
+                       }
                    }},
         stage);
 }
@@ -403,7 +414,20 @@ template <class Src>
 void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out) {
     std::visit(Overloaded{[&](const BlurStagePlan& p) { blur(p.blur, in, out); },
                           [&](const GaborStagePlan& p) { gabor(p.gabor, in, out); },
-                          [&](const EdgeStagePlan& p) { edgesToFloats(p, in, out); }},
+                          [&](const EdgeStagePlan& p) { edgesToFloats(p, in, out); },
+                          [&](const ThresholdStagePlan& p) {
+                              // The local mean into gauss_, then the strict comparison.
+                              blur(p.mean, in, gauss_.view());
+                              const float offset = static_cast<float>(p.spec.offset);
+                              pool_.parallelFor(laneGroups(format_.height), [&](int g, int) {
+                                  for (int y = g * kLanes; y < std::min(format_.height, (g + 1) * kLanes); ++y) {
+                                      const Src* v = in.row(y);
+                                      const float* mean = gauss_.row(y);
+                                      float* o = out.row(y);
+                                      for (int x = 0; x < format_.width; ++x) o[x] = unitValue(v[x]) > mean[x] - offset ? 1.0f : 0.0f;
+                                  }
+                              });
+                          }},
                plans_[index]);
 }
 

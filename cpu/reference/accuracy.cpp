@@ -11,12 +11,13 @@ namespace striate::reference {
 namespace {
 
 /// What the last stage's output is compared as.
-enum class Measure { Values, Phase, EdgeMap };
+enum class Measure { Values, Phase, EdgeMap, Threshold };
 
 Measure measureOf(const Stage& last) {
     return std::visit(Overloaded{[](const BlurSpec&) { return Measure::Values; },
                                  [](const GaborSpec& g) { return g.output == GaborOutput::Phase ? Measure::Phase : Measure::Values; },
-                                 [](const EdgeSpec& e) { return e.tracesEdges() ? Measure::EdgeMap : Measure::Values; }},
+                                 [](const EdgeSpec& e) { return e.tracesEdges() ? Measure::EdgeMap : Measure::Values; },
+                                 [](const ThresholdSpec&) { return Measure::Threshold; }},
                       last);
 }
 
@@ -56,6 +57,24 @@ Accuracy accuracyOf(const Chain& chain, ImageView<const std::uint8_t> input, con
                    : producer.gpu    ? 1e-3
                                      : 1e-4;
         a.pass = a.error <= a.budget;
+        return a;
+    }
+    if (measure == Measure::Threshold) {
+        // Every backend and path: identical except where the stage's input lies within one code
+        // of its threshold, |I - t| <= 1/255 (ALGORITHMS.md 4.3).
+        Chain before = chain;
+        const ThresholdSpec spec = std::get<ThresholdSpec>(before.stages.back());
+        before.stages.pop_back();
+        const Plane in = before.stages.empty() ? fromU8(input) : referenceOf(before, input);
+        const Plane mean = blur(in, spec.mean());
+        int beyond = 0;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                if (reference.real.at(x, y) != out.real.at(x, y))
+                    beyond += std::abs(in.at(x, y) - (mean.at(x, y) - spec.offset)) > 1.0 / 255;
+        a.error = beyond;
+        a.budget = 0;
+        a.pass = beyond == 0;
         return a;
     }
     // ALGORITHMS.md 8: cpu 1e-5; GLES float planes blur 2e-4, the rest 5e-4; packed 8-bit 1/255,

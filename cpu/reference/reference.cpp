@@ -295,6 +295,20 @@ Plane edges(const Plane& in, const EdgeSpec& spec) {
     return out;
 }
 
+namespace {
+
+/// Adaptive threshold (ALGORITHMS.md 4.3): 1 where the input exceeds its local mean less the
+/// offset, strictly.
+Plane threshold(const Plane& in, const ThresholdSpec& spec) {
+    const Plane mean = blur(in, spec.mean());
+    Plane out(in.width(), in.height());
+    for (int y = 0; y < in.height(); ++y)
+        for (int x = 0; x < in.width(); ++x) out.at(x, y) = in.at(x, y) > mean.at(x, y) - spec.offset ? 1.0 : 0.0;
+    return out;
+}
+
+} // namespace
+
 Plane runChain(const Plane& in, const Chain& chain, CPlane* complexOut) {
     Plane current = copyOf(in.view());
     for (const Stage& stage : chain.stages) {
@@ -304,7 +318,8 @@ Plane runChain(const Plane& in, const Chain& chain, CPlane* complexOut) {
                                             *complexOut = gaborComplex(current, g, g.orientation);
                                             return mapComplex(*complexOut, [](Complex64 z) { return std::abs(z); });
                                         },
-                                        [&](const EdgeSpec& e) { return edges(current, e); }},
+                                        [&](const EdgeSpec& e) { return edges(current, e); },
+                                        [&](const ThresholdSpec& t) { return threshold(current, t); }},
                              stage);
     }
     return current;

@@ -80,9 +80,27 @@ TEST(StageTables, UnknownStagesAndParametersListWhatExists) {
     Status s = parseChain("blur ! sharpen", &c);
     ASSERT_FALSE(s);
     EXPECT_NE(s.message().find("unknown stage 'sharpen' (expected " + stageNames() + ")"), std::string::npos) << s.message();
-    s = parseChain("blur size=3", &c);
+    s = parseChain("threshold size=3", &c);
     ASSERT_FALSE(s);
-    EXPECT_NE(s.message().find("unknown parameter 'size' (expected sigma, method)"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("unknown parameter 'size' (expected sigma, offset, method)"), std::string::npos) << s.message();
+}
+
+TEST(Threshold, ParsesValidatesAndEncodes) {
+    Chain c;
+    ASSERT_TRUE(parseChain("threshold sigma=3 offset=-0.05 method=boxes", &c));
+    const auto& t = std::get<ThresholdSpec>(c.stages[0]);
+    EXPECT_EQ(t.sigma, 3.0);
+    EXPECT_EQ(t.offset, -0.05);
+    EXPECT_EQ(t.method, BlurMethod::Boxes);
+    EXPECT_EQ(t.mean().sigma, 3.0);
+    EXPECT_EQ(c.encoding().scale, 1.0);
+    EXPECT_EQ(c.encoding().offset, 0.0);
+    Status s = parseChain("threshold offset=1.5", &c);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("offset=1.5 is outside [-1, 1]"), std::string::npos) << s.message();
+    s = parseChain("threshold sigma=0.4 method=recursive", &c);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("sigma=0.4 is below 0.5"), std::string::npos) << s.message();
 }
 
 TEST(StageTables, HelpListsEveryStageAndParameter) {

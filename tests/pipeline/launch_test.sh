@@ -41,7 +41,7 @@ run() {  # run NAME COMMAND...: exit 0 within the limit
 }
 
 run "inspect" "${inspect[@]}" striate
-for e in striateblur striategabor striateedges striatesrc; do
+for e in striateblur striategabor striateedges striatethreshold striatechain striatesrc; do
     if grep -q "$e" out.txt; then pass "lists $e"; else fail "lists $e"; fi
 done
 for backend in auto cpu; do
@@ -64,6 +64,10 @@ run "colour blur, packed 4:2:2 through" "${launch[@]}" -q striatesrc num-buffers
     ! video/x-raw,format=YUY2 ! fakesink
 run "16-bit edge strength" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false \
     ! striateedges output=strength ! video/x-raw,format=GRAY16_LE ! fakesink
+run "adaptive threshold of text" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false scene=text \
+    ! video/x-raw,format=NV12,width=320,height=240 ! striatethreshold sigma=4 offset=0.02 ! fakesink
+run "a chain in one element" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false \
+    ! striatechain chain="blur sigma=2 ! gabor sigma=4 orientations=6" ! fakesink
 # A refused property value: a warning naming it, the previous value kept, the stream goes on.
 run "sigma=0 refused" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false ! striateblur sigma=0 ! fakesink
 grep -q "sigma" err.txt && pass "sigma=0 warning names the property" || fail "sigma=0 warning: $(cat err.txt)"

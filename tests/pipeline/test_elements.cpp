@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/chain.h"
+#include "core/params.h"
 #include "cpu/neon/cpu_backend.h"
 #include "tests/pipeline/element_support.h"
 
@@ -151,6 +152,16 @@ std::vector<FormatCase> formatCases() {
     cases.push_back({"striateblur sigma=6 method=boxes", "blur sigma=6 method=boxes", "RGBA", "GRAY16_LE"});
     cases.push_back({"striategabor orientations=4", "gabor orientations=4", "I420", "GRAY8"});
     cases.push_back({"striateedges method=gabor output=overlay", "edges method=gabor output=overlay", "BGRx", "GRAY8"});
+    for (const char* in : {"GRAY8", "NV12", "YUY2", "RGBx", "GRAY16_LE"})
+        cases.push_back({"striatethreshold sigma=3 offset=0.01", "threshold sigma=3 offset=0.01", in, "GRAY8"});
+    cases.push_back({"striatethreshold sigma=5 offset=-0.02 method=boxes", "threshold sigma=5 offset=-0.02 method=boxes",
+                     "I420", "GRAY16_LE"});
+    // striatechain: a whole chain in one backend, exactly as the chain string runs.
+    for (const char* in : {"GRAY8", "NV12", "BGRA"})
+        cases.push_back({"striatechain chain=\"blur sigma=2 ! gabor sigma=4 wavelength=8 orientations=6\"",
+                         "blur sigma=2 ! gabor sigma=4 wavelength=8 orientations=6", in, "GRAY8"});
+    cases.push_back({"striatechain chain=\"blur sigma=1 ! edges output=strength\"", "blur sigma=1 ! edges output=strength",
+                     "UYVY", "GRAY16_LE"});
     return cases;
 }
 
@@ -294,6 +305,33 @@ TEST(Properties, AreIndependentOfTheirOrder) {
     EXPECT_EQ(w.count, 0) << w.last;
     gst_object_unref(e);
     gst_object_unref(g);
+}
+
+/// Every stage element's properties are its stage's parameter table: the same names, and
+/// defaults equal to the stage's.
+TEST(Properties, EveryStageElementHasItsTablesParametersAndDefaults) {
+    requirePlugin();
+    for (const StageInfo& stage : stageInfos()) {
+        const std::string name = std::string("striate") + stage.name;
+        GstElement* e = gst_element_factory_make(name.c_str(), nullptr);
+        ASSERT_NE(e, nullptr) << name;
+        for (const ParamDef& p : stage.params) {
+            GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), p.name);
+            ASSERT_NE(spec, nullptr) << name << " has no property " << p.name;
+            GValue v = G_VALUE_INIT;
+            g_value_init(&v, spec->value_type);
+            g_object_get_property(G_OBJECT(e), p.name, &v);
+            // The property's value, serialised, read back as the chain syntax reads it.
+            gchar* text = gst_value_serialize(&v);
+            Stage read = stage.defaults;
+            p.set(read, -12345);
+            EXPECT_TRUE(p.parse(text, &read)) << name << " " << p.name << "=" << text;
+            EXPECT_EQ(p.get(read), p.get(stage.defaults)) << name << " " << p.name << "=" << text;
+            g_free(text);
+            g_value_unset(&v);
+        }
+        gst_object_unref(e);
+    }
 }
 
 TEST(Properties, DefaultsMatchTheChainSyntax) {
@@ -467,6 +505,30 @@ TEST(Properties, InconsistentSettingsAreAnErrorAtCapsTime) {
     EXPECT_NE(gst_harness_push(h, patternFrame(infoOf("video/x-raw,format=GRAY8,width=16,height=16"), 1)), GST_FLOW_OK);
     const std::string error = popError(bus);
     EXPECT_NE(error.find("Inconsistent settings: sigma=0.4 is below 0.5"), std::string::npos) << error;
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+
+/// striatechain's chain reads back spelled out; a chain that does not parse is an error at caps
+/// time naming the stage and column, and the element's previous chain stays readable.
+TEST(StriateChain, ReadsBackCanonicalAndRefusesABadChainAtCapsTime) {
+    requirePlugin();
+    GstElement* e = gst_element_factory_make("striatechain", nullptr);
+    g_object_set(e, "chain", "blur sigma=3 ! threshold", nullptr);
+    gchar* text = nullptr;
+    g_object_get(e, "chain", &text, nullptr);
+    EXPECT_STREQ(text, "blur sigma=3 method=auto ! threshold sigma=4 offset=0.02 method=auto");
+    g_free(text);
+    gst_object_unref(e);
+
+    GstHarness* h = gst_harness_new_parse("striatechain chain=\"blur sigma=2 ! sharpen\" backend=cpu");
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
+    EXPECT_NE(gst_harness_push(h, patternFrame(infoOf("video/x-raw,format=GRAY8,width=16,height=16"), 1)), GST_FLOW_OK);
+    const std::string error = popError(bus);
+    EXPECT_NE(error.find("chain stage 2 (column 16): unknown stage 'sharpen'"), std::string::npos) << error;
     gst_element_set_bus(h->element, nullptr);
     gst_object_unref(bus);
     gst_harness_teardown(h);

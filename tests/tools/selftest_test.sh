@@ -33,8 +33,8 @@ for backend in cpu gles-compute gles-fragment; do
     if [ -n "${GST_PLUGIN_PATH:-}" ]; then
         # The elements through appsrc ! element ! appsink, every input format on cpu.
         n=$(grep -c "^PASS $backend .* element .*131x67" out.txt)
-        # Four elements (a stage element per stage, striatechain): eight cases each on cpu, four on GLES.
-        want=$([ "$backend" = cpu ] && echo 32 || echo 16)
+        # Five elements (a stage element per stage, striatechain): eight cases each on cpu, four on GLES.
+        want=$([ "$backend" = cpu ] && echo 40 || echo 20)
         [ "$n" -eq "$want" ] && pass "$n element cases on $backend" || fail "$n of $want element cases pass on $backend"
     fi
 done
