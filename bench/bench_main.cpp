@@ -23,7 +23,7 @@
 #include "cpu/neon/avx2.h"
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/neon/neon.h"
-#include "tools/io/image_io.h"
+#include "io/image_io.h"
 
 namespace {
 

@@ -3,13 +3,10 @@
 #include <memory>
 #include <string>
 
+#include "board/profile.h"
 #include "core/backend.h"
 #include "core/status.h"
 #include "gles/limits.h"
-
-#ifdef STRIATE_HAVE_GLES
-#include "board/profile.h"
-#endif
 
 namespace striate {
 
@@ -17,12 +14,6 @@ struct Probe;
 namespace gles {
 class FragmentBackend;
 }
-
-struct BackendOptions {
-    int threads = 0;    ///< cpu backend threads; <= 0: one per hardware thread
-    std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
-    gles::FragmentOptions fragment{};  ///< gles-fragment's forms (the tests and benchmarks force each)
-};
 
 /// Where a backend runs: in a context of its own (or on the cpu), or inside the GLES context that
 /// is current on the calling thread when it is made (GstGL's), where only gles-fragment runs and
@@ -35,9 +26,7 @@ enum class Placement { OwnContext, CurrentContext };
 struct BackendChoice {
     BackendKind kind = BackendKind::Cpu;
     BackendOptions options;
-#ifdef STRIATE_HAVE_GLES
-    BoardLimits limits;
-#endif
+    BoardLimits limits;  ///< a GPU kind's (the same layout in every build: without GLES, unused)
     std::string fallback;
 };
 
@@ -52,13 +41,7 @@ struct BackendChoice {
 Status chooseBackend(BackendKind requested, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                      Placement placement, BackendChoice* out);
 
-/// chooseBackend, then the backend made and configured for `chain` and `format`. A frame whose
-/// planes the process cannot allocate is an error (std::bad_alloc is caught and named). A GPU
-/// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
-/// compile, a frame beyond the board's texture limit: the GLES backends do not tile) is not an
-/// error: the cpu backend runs instead and `fallback` names the cause, for the caller's one warning.
-Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
-                    std::unique_ptr<Backend>* out, std::string* fallback);
+// startBackend (core/backend.h), the one public way to make a backend, is defined here.
 
 #ifdef STRIATE_HAVE_GLES
 /// A Placement::CurrentContext choice made: gles-fragment in the context current on the calling

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cpu/neon/neon.h"
+#include "cpu/neon/kernels.h"
 #include "gles/egl_context.h"
 
 namespace striate {
@@ -49,7 +49,7 @@ Probe probeMachine() {
     Probe p;
     std::ifstream model("/proc/device-tree/model");
     if (model) std::getline(model, p.model, '\0');
-    p.cpuSimd = cpu::simdPathName();
+    p.cpuSimd = cpu::simdPath();
 
     std::unique_ptr<gles::EglContext> ctx;
     if (Status s = gles::EglContext::create(&ctx); !s) {

@@ -28,16 +28,9 @@ install(TARGETS ${STRIATE_LIBRARIES} striate_all striate_warnings EXPORT striate
         INCLUDES DESTINATION ${STRIATE_INCLUDE_SUBDIR})
 install(EXPORT striateTargets NAMESPACE striate:: DESTINATION ${STRIATE_CMAKE_DIR})
 
-# The public headers keep their folders: core/ (specs, chain parser, Backend, images),
-# board/backend_choice.h (chooseBackend and startBackend: every backend, cpu included, by kind),
-# the probe and profiles with gles/limits.h, the reference backend and the synthetic camera.
+# The public headers are core/'s alone (specs, the parameter tables and chain parser, Backend and
+# startBackend, which makes every backend by kind, images): the rest is the library's inside.
 install(DIRECTORY core/ DESTINATION ${STRIATE_INCLUDE_SUBDIR}/core FILES_MATCHING PATTERN "*.h")
-install(FILES cpu/reference/reference.h DESTINATION ${STRIATE_INCLUDE_SUBDIR}/cpu/reference)
-install(FILES board/backend_choice.h board/probe.h board/profile.h
-        DESTINATION ${STRIATE_INCLUDE_SUBDIR}/board)
-install(FILES sensors/synthetic_camera.h DESTINATION ${STRIATE_INCLUDE_SUBDIR}/sensors)
-# The GLES limits and gles-fragment's options: plain data that board/ and BackendOptions carry.
-install(FILES gles/limits.h DESTINATION ${STRIATE_INCLUDE_SUBDIR}/gles)
 
 set(STRIATE_PC_REQUIRES "")
 set(STRIATE_PC_CFLAGS "")
@@ -77,7 +70,7 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Vision filters for camera boards: GStream
 set(CPACK_PACKAGE_DESCRIPTION
     "Gaussian blur, recursive Gabor filtering and live edge detection on the GPU of small camera \
 devices through OpenGL ES (3.1 compute, or 2.0/3.0 fragment passes), with a NEON cpu path: the \
-GStreamer plugin striate (striateblur, striategabor, striateedges, striatesrc), the striate tool \
+GStreamer plugin striate (striateblur, striategabor, striateedges, striatethreshold, striatechain, striatesrc), the striate tool \
 and the library's headers, archives, striate.pc and CMake package.")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)

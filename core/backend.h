@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/chain.h"
+#include "core/gpu_forms.h"
 #include "core/image.h"
 #include "core/status.h"
 
@@ -90,5 +91,22 @@ public:
     /// process()'s: the fastest for 8-bit outputs.
     virtual Status process8(ImageView<const std::uint8_t> luma, const Output8& out);
 };
+
+/// How a backend is made.
+struct BackendOptions {
+    int threads = 0;    ///< cpu backend threads; <= 0: one per hardware thread
+    std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
+    gles::FragmentOptions fragment{};  ///< gles-fragment's forms (the tests and benchmarks force each)
+};
+
+/// The one public way to make a backend: the backend of `kind` (auto: the one choice of
+/// DESIGN.md) made and configured for `chain` and `format`. Defined in board/backend_choice.cpp,
+/// which knows every backend. A frame whose planes the process cannot allocate is an error
+/// (std::bad_alloc is caught and named). A GPU
+/// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not
+/// compile, a frame beyond the board's texture limit: the GLES backends do not tile) is not an
+/// error: the cpu backend runs instead and `fallback` names the cause, for the caller's one warning.
+Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                    std::unique_ptr<Backend>* out, std::string* fallback);
 
 } // namespace striate

@@ -2,13 +2,14 @@
 
 #include <cstddef>
 
+#include "core/gpu_forms.h"
 #include "core/spec.h"
 
 /// What the GLES backends may use, declared once: board profiles (board/profile.h) fill it, the
 /// probe caps it, the fragment planner splits shaders to its budget, and both backends read it.
 /// Plain data: no GL here, so board/ and the tools include it whether or not GLES is built.
-/// gles-fragment's options (the forms it may choose among; tests and benchmarks force each) sit
-/// beside them: BackendOptions carries both to the backend.
+/// gles-fragment's options (the forms it may choose among; tests and benchmarks force each) are
+/// core/gpu_forms.h's, which BackendOptions carries to the backend.
 namespace striate::gles {
 
 /// Static cost of one generated fragment shader, counted by the generator as it emits the code
@@ -42,37 +43,6 @@ struct GpuLimits {
     std::size_t memoryBytes = 0;
     ShaderCost budget{};               ///< per fragment shader
     int unrollLimit = 0;               ///< iterations a generated loop may unroll to (strip width)
-};
-
-/// How the gles-fragment backend runs recursive filters (docs/algorithms.md, "The GLES backends"):
-/// as an FIR of the recursion's own two-sided response cut where its tail is negligible (exact
-/// replicate borders make the two the same filter), in strips of first-order sections
-/// (ALGORITHMS.md 6), or in the strips' block form. Auto: the response where it is short, else
-/// strips.
-enum class RecursiveForm { Auto, Response, Strips, Block };
-inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Auto, "auto"},
-                                                             {RecursiveForm::Response, "response"},
-                                                             {RecursiveForm::Strips, "strips"},
-                                                             {RecursiveForm::Block, "block"}};
-
-/// Whether gles-fragment's boxes come from the sum pyramid (ALGORITHMS.md 2.4, float planes
-/// only) where it needs fewer fetches than the taps, always, or never.
-enum class PyramidUse { WhereCheaper, Always, Never };
-
-/// Whether gles-fragment's two-pass blurs run in bands with a tile of rows between the passes.
-enum class TileUse { Never, WhereSmaller, Always };
-
-/// gles-fragment's choices among equivalent forms of a plan.
-struct FragmentOptions {
-    RecursiveForm recursiveForm = RecursiveForm::Auto;
-    PyramidUse boxPyramid = PyramidUse::WhereCheaper;
-    /// Hysteresis draws shade only the weak pixels, through a stencil buffer, where one completes
-    /// the class planes' framebuffers; false: full-frame draws (the tests compare both).
-    bool hysteresisStencil = true;
-    /// A tall frame's two-pass blur runs its horizontal pass a band at a time into a tile of
-    /// rows (FragmentPlanner::banded) where that makes the plan smaller; Never and Always for the
-    /// tests, which compare both.
-    TileUse tiles = TileUse::WhereSmaller;
 };
 
 } // namespace striate::gles

@@ -12,7 +12,7 @@
 #include "pipeline/enums.h"
 #include "cpu/neon/thread_pool.h"
 #include "sensors/synthetic_camera.h"
-#include "tools/io/image_io.h"
+#include "io/image_io.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_striate_src_debug);
 #define GST_CAT_DEFAULT gst_striate_src_debug

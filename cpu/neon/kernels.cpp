@@ -5,8 +5,11 @@
 #include <variant>
 
 #include "cpu/neon/avx2.h"
+#include "cpu/neon/neon.h"
 
 namespace striate::cpu {
+
+const char* simdPath() { return simdPathName(); }
 
 bool runsAvx2() {
 #if STRIATE_AVX2

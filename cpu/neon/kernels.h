@@ -8,4 +8,8 @@ namespace striate::cpu {
 /// cpu_backend.cpp, beside the backend's other visits of a stage).
 const char* kernelName(const Stage& stage);
 
+/// The SIMD path the cpu kernels were built for ("neon", "neon-simde", ...), for --version and
+/// the probe: the name without the NEON/SIMDe header.
+const char* simdPath();
+
 } // namespace striate::cpu

@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
         g_log_set_handler(d, static_cast<GLogLevelFlags>(G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL), quietLog, nullptr);
     // Made once here, so that the plugin is loaded (and its coverage counters registered with
     // libFuzzer) before fuzzing starts.
-    for (const char* name : {"striateblur", "striategabor", "striateedges"}) {
+    for (const char* name : {"striateblur", "striategabor", "striateedges", "striatethreshold", "striatechain"}) {
         GstElement* e = gst_element_factory_make(name, nullptr);
         if (!e) {
             std::fprintf(stderr, "fuzz_elements: no %s in %s\n", name, STRIATE_FUZZ_PLUGIN_DIR);
@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::istringstream lines(std::string(reinterpret_cast<const char*>(data), size));
     std::string stage, capsText;
-    if (!std::getline(lines, stage) || (stage != "blur" && stage != "gabor" && stage != "edges")) return -1;
+    if (!std::getline(lines, stage) || (stage != "blur" && stage != "gabor" && stage != "edges" && stage != "threshold" && stage != "chain"))
+        return -1;
     if (!std::getline(lines, capsText)) return -1;
     GstCaps* caps = gst_caps_from_string(capsText.c_str());
     if (!caps) return 0;

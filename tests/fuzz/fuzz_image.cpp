@@ -1,4 +1,4 @@
-// libFuzzer target for one image decoder of the tool (tools/io/image_io.cpp), built once per format
+// libFuzzer target for one image decoder of the tool (io/image_io.cpp), built once per format
 // (STRIATE_FUZZ_PNG, STRIATE_FUZZ_JPEG, else Netpbm): inputs that do not start with the format's signature are skipped, so
 // each target stays on its decoder. The bytes go through readLuma as a file (a memfd), as the tool
 // reads them, with a 4-megapixel limit so that a header's claimed size is refused early; a decoded
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string>
 
-#include "tools/io/image_io.h"
+#include "io/image_io.h"
 
 #if defined(STRIATE_FUZZ_PNG)
 constexpr char kSignature[] = "\x89PNG\r\n\x1a\n";

@@ -86,6 +86,7 @@ std::vector<std::string> matrix(bool quick) {
     chains.insert("blur sigma=2 ! gabor sigma=4 wavelength=8 orientations=6");
     chains.insert("blur sigma=2 ! gabor sigma=4 wavelength=10 orientation=30 ! blur sigma=2");
     chains.insert("blur sigma=8 ! edges");
+    chains.insert("blur sigma=2 ! threshold sigma=6 offset=0.01");
     chains.insert("gabor sigma=3 wavelength=8 output=real ! edges method=gabor");
     // The main job (scripts/run.sh) and the README's examples.
     chains.insert("edges");

@@ -20,18 +20,15 @@
 #include "core/chain.h"
 #include "gles/compute_backend.h"
 #include "gles/fragment/fragment_backend.h"
+#include "tests/support/gles_env.h"
 #include "tests/support/inputs.h"
 #include "tests/support/sanitizers.h"
 
 namespace striate {
 namespace {
 
-std::string expectation() {
-    const char* e = std::getenv("STRIATE_EXPECT");
-    return e ? e : "gles31";
-}
-bool hasCompute() { return expectation() == "gles31"; }
-bool hasGles() { return expectation() != "none"; }
+bool hasCompute() { return test::expectsCompute(); }
+bool hasGles() { return test::expectsGles(); }
 
 Chain chainOf(const std::string& text) {
     Chain c;
@@ -40,7 +37,7 @@ Chain chainOf(const std::string& text) {
 }
 
 /// Every stage and method, with sigmas that make the planner split passes on small boards.
-const char* const kEveryStage[] = {
+const char* const kSweep[] = {
     "blur sigma=0.3 method=direct",
     "blur sigma=6 method=direct",
     "blur sigma=3 method=boxes",
@@ -60,6 +57,13 @@ const char* const kEveryStage[] = {
     "blur sigma=256 method=recursive",
     "gabor sigma=0.5 wavelength=4 method=recursive",
 };
+
+/// The sweep above and every stage's example chains (its table's catalogue).
+std::vector<std::string> everyStage() {
+    std::vector<std::string> out(std::begin(kSweep), std::end(kSweep));
+    for (const std::string& c : test::catalogue()) out.push_back(c);
+    return out;
+}
 
 TEST(BoardProfiles, TableHoldsTheDesignProfiles) {
     std::size_t n = 0;
@@ -119,7 +123,7 @@ TEST(Budgets, EveryFragmentShaderOfEveryProfileFitsAndCompiles) {
     int shaders = 0;
     for (const std::string& board : fragmentBoards()) {
         const gles::ShaderCost& budget = findBoardProfile(board)->limits.budget;
-        for (const char* text : kEveryStage) {
+        for (const std::string& text : everyStage()) {
             std::unique_ptr<Backend> b;
             std::string fallback;
             // configure() compiles every program and refuses any shader over the budget.
@@ -129,7 +133,7 @@ TEST(Budgets, EveryFragmentShaderOfEveryProfileFitsAndCompiles) {
             const auto* fragment = dynamic_cast<gles::FragmentBackend*>(b.get());
             ASSERT_NE(fragment, nullptr);
             // Packed where the board has no float targets, or (host) the context renders none.
-            const bool packed = board == "host" ? expectation() == "es2" : !findBoardProfile(board)->limits.floatTargets;
+            const bool packed = board == "host" ? test::expectedGles() == "es2" : !findBoardProfile(board)->limits.floatTargets;
             EXPECT_EQ(fragment->packed(), packed) << board;
             for (const gles::FragmentShader& s : fragment->shaders()) {
                 EXPECT_LE(s.cost.alu, budget.alu) << board << " " << s.name;
@@ -169,8 +173,9 @@ TEST(Budgets, NewValuesOfTheSameStructureCompileNothing) {
 }
 
 TEST(Gles31Budgets, EveryComputeProgramCompiles) {
+    if (!hasCompute()) GTEST_SKIP() << "no GLES 3.1 compute here";
     for (const char* board : {"host", "rpi4", "rpi5"})
-        for (const char* text : kEveryStage) {
+        for (const std::string& text : everyStage()) {
             std::unique_ptr<Backend> b;
             std::string fallback;
             ASSERT_TRUE(startBackend(BackendKind::GlesCompute, BackendOptions{0, board}, chainOf(text), FrameFormat{64, 48},
@@ -180,6 +185,7 @@ TEST(Gles31Budgets, EveryComputeProgramCompiles) {
 }
 
 TEST(GlesWithoutCompute, BoardsThatNeedMoreThanTheContextAreErrors) {
+    if (hasCompute() || !hasGles()) GTEST_SKIP() << "this machine's context has compute, or there is none";
     std::unique_ptr<Backend> b;
     std::string fallback;
     const Status s = startBackend(BackendKind::Auto, BackendOptions{0, "rpi4"}, chainOf("blur"), FrameFormat{8, 8}, &b,
@@ -282,6 +288,7 @@ TEST(Tiles, ATiledBlurGivesTheFrameSizedPlanesResult) {
 }
 
 TEST(NoDisplay, GpuBackendsFallBackToCpuWithTheCause) {
+    if (hasGles()) GTEST_SKIP() << "this machine has a GLES context";
     const Chain chain = chainOf("edges");
     const Image<std::uint8_t> in = test::scene({40, 30});
     for (BackendKind kind : {BackendKind::GlesCompute, BackendKind::GlesFragment}) {
@@ -296,6 +303,7 @@ TEST(NoDisplay, GpuBackendsFallBackToCpuWithTheCause) {
 }
 
 TEST(Gles31Faults, AShaderThatDoesNotCompileIsAnErrorNamingIt) {
+    if (!hasCompute()) GTEST_SKIP() << "no GLES 3.1 compute here";
     // Limits that promise far more workgroup memory than the GPU has: the box shader's line no
     // longer fits, and the driver refuses it.
     std::unique_ptr<gles::ComputeBackend> b;

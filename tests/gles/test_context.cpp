@@ -11,14 +11,12 @@
 
 #include "board/probe.h"
 #include "gles/egl_context.h"
+#include "tests/support/gles_env.h"
 
 namespace striate::gles {
 namespace {
 
-std::string expectation() {
-    const char* e = std::getenv("STRIATE_EXPECT");
-    return e ? e : "gles31";
-}
+std::string expectation() { return test::expectedGles(); }
 
 TEST(EglContext, CreatesTheContextThisMachineOffers) {
     std::unique_ptr<EglContext> ctx;

@@ -14,15 +14,13 @@
 #include "core/coefficients.h"
 #include "cpu/reference/reference.h"
 #include "gles/egl_context.h"
+#include "tests/support/gles_env.h"
 #include "gles/shader_files.h"
 
 namespace striate::gles {
 namespace {
 
-std::string expectation() {
-    const char* e = std::getenv("STRIATE_EXPECT");
-    return e ? e : "gles31";
-}
+std::string expectation() { return test::expectedGles(); }
 
 class ProgramCacheTest : public ::testing::Test {
 protected:

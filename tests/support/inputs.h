@@ -12,6 +12,7 @@
 #include "core/backend.h"
 #include "core/chain.h"
 #include "core/image.h"
+#include "core/params.h"
 
 namespace striate::test {
 
@@ -97,6 +98,14 @@ CodeDifference compareCodes(const std::vector<std::uint8_t>& got, Size s, std::p
             d.differ += diff != 0;
         }
     return d;
+}
+
+/// The example chains of every stage's table (core/params.h), the catalogue selftest also runs.
+inline std::vector<std::string> catalogue() {
+    std::vector<std::string> out;
+    for (const StageInfo& stage : stageInfos())
+        for (const char* chain : stage.examples) out.push_back(chain);
+    return out;
 }
 
 /// A test-name-safe version of a chain and size.

@@ -10,7 +10,6 @@
 
 #include "core/backend.h"
 #include "core/chain.h"
-#include "core/params.h"
 #include "cpu/reference/accuracy.h"
 #include "cpu/reference/reference.h"
 #include "tests/support/inputs.h"
@@ -35,14 +34,6 @@ inline void expectWithinBudget(Backend& backend, const Chain& chain, Size size, 
     const reference::Accuracy accuracy = reference::accuracyOf(
         chain, in.view(), a, b, reference::Producer{backend.runsOnGpu(), backend.packedIntermediates(), false, false});
     EXPECT_TRUE(accuracy.pass) << label << ": " << accuracy.error << " against a budget of " << accuracy.budget;
-}
-
-/// The example chains of every stage's table (core/params.h), the catalogue selftest also runs.
-inline std::vector<std::string> catalogue() {
-    std::vector<std::string> out;
-    for (const StageInfo& stage : stageInfos())
-        for (const char* chain : stage.examples) out.push_back(chain);
-    return out;
 }
 
 } // namespace striate::test

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "tools/io/image_io.h"
+#include "io/image_io.h"
 
 namespace striate::selftest {
 namespace {

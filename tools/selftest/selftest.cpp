@@ -16,8 +16,8 @@
 #ifdef STRIATE_SELFTEST_ELEMENTS
 #include "tools/selftest/elements.h"
 #endif
-#include "tools/io/image_io.h"
-#include "tools/io/npy.h"
+#include "io/image_io.h"
+#include "io/npy.h"
 
 namespace striate::selftest {
 namespace {

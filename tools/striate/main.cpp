@@ -20,9 +20,9 @@
 #include "core/backend.h"
 #include "core/chain.h"
 #include "core/params.h"
-#include "cpu/neon/neon.h"
-#include "tools/io/image_io.h"
-#include "tools/io/npy.h"
+#include "cpu/neon/kernels.h"
+#include "io/image_io.h"
+#include "io/npy.h"
 #ifdef STRIATE_HAVE_GLES
 #include "tools/selftest/selftest.h"
 #endif
@@ -362,7 +362,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (command == "--version") {
-        std::printf("striate %s (%s)\n", STRIATE_VERSION, cpu::simdPathName());
+        std::printf("striate %s (%s)\n", STRIATE_VERSION, cpu::simdPath());
         return 0;
     }
     try {

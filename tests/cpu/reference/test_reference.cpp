@@ -10,7 +10,7 @@
 #include <random>
 
 #include "core/chain.h"
-#include "tools/io/image_io.h"
+#include "io/image_io.h"
 
 namespace striate::reference {
 namespace {

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "board/backend_choice.h"
+#include "core/backend.h"
 #include "core/chain.h"
 #include "core/image.h"
 

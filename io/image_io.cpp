@@ -1,4 +1,4 @@
-#include "tools/io/image_io.h"
+#include "io/image_io.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

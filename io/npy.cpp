@@ -1,4 +1,4 @@
-#include "tools/io/npy.h"
+#include "io/npy.h"
 
 #include <cerrno>
 #include <cstdio>
