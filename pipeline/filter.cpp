@@ -5,9 +5,8 @@
 #include <string>
 #include <string_view>
 
-#ifdef STRIATE_HAVE_GLES
+#include "board/backend_choice.h"
 #include "board/profile.h"
-#endif
 #include "pipeline/enums.h"
 #include "pipeline/filter_state.h"
 #include "pipeline/formats.h"
@@ -67,13 +66,30 @@ gboolean setInfo(GstVideoFilter* vf, GstCaps* incaps, GstVideoInfo* in, GstCaps*
     (void)outcaps;
 #endif
     Status valid;
+    BackendKind requested;
+    BackendOptions options;
+    Chain chain;
     {
         std::lock_guard lock(s->mutex);
         need(s, Pending::Caps);
         valid = settingsStatus(s);
+        requested = s->requested;
+        options.board = s->board;
+        chain = s->settings;
     }
-    if (!valid) {  // refused at caps time, before any frame (posted outside the lock: handlers read properties)
+    // Refused at caps time, before any frame (posted outside the lock: handlers read properties):
+    // inconsistent settings, then a size or board no backend takes (the one choice validates the
+    // chain and frame as the backend it picks would; a GPU backend's own limits fall back to cpu).
+    if (!valid) {
         GST_ELEMENT_ERROR(vf, LIBRARY, SETTINGS, ("Inconsistent settings: %s", valid.message().c_str()), (nullptr));
+        return FALSE;
+    }
+    const FrameFormat format{GST_VIDEO_INFO_WIDTH(in), GST_VIDEO_INFO_HEIGHT(in)};
+    BackendChoice choice;
+    if (Status st = chooseBackend(requested, options, chain, format, Placement::OwnContext, &choice); !st) {
+        GST_ELEMENT_ERROR(vf, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", format.width, format.height,
+                                                  st.message().c_str()),
+                          ("chain: %s", formatChain(chain).c_str()));
         return FALSE;
     }
     return TRUE;

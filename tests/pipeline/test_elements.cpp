@@ -510,6 +510,24 @@ TEST(Properties, InconsistentSettingsAreAnErrorAtCapsTime) {
     gst_harness_teardown(h);
 }
 
+/// A frame no backend takes (wider than kMaxDimension) is refused at caps time, naming the limit,
+/// before any frame is filtered.
+TEST(Caps, ASizeNoBackendTakesIsAnErrorAtCapsTime) {
+    requirePlugin();
+    GstHarness* h = gst_harness_new_parse("striateblur backend=cpu");
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    const std::string caps = "video/x-raw,format=GRAY8,width=40000,height=2,framerate=30/1";
+    gst_harness_set_src_caps_str(h, caps.c_str());
+    EXPECT_NE(gst_harness_push(h, patternFrame(infoOf(caps), 1)), GST_FLOW_OK);
+    const std::string error = popError(bus);
+    EXPECT_NE(error.find("Cannot filter 40000x2 frames"), std::string::npos) << error;
+    EXPECT_NE(error.find("32768"), std::string::npos) << error;
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+
 /// striatechain's chain reads back spelled out; a chain that does not parse is an error at caps
 /// time naming the stage and column, and the element's previous chain stays readable.
 TEST(StriateChain, ReadsBackCanonicalAndRefusesABadChainAtCapsTime) {
