@@ -134,10 +134,7 @@ CpuBackend::Planes CpuBackend::planesFor() const {
                                   if (p.spec.method == EdgeMethod::Canny && blurRows(p.blur)) need.gauss = need.rowPass = true;
                                   if (p.spec.method == EdgeMethod::Gabor) gabor(p.gabor);
                               },
-                              [&](const ThresholdStagePlan& p) {
-                                  need.gauss = true;  // the local mean
-                                  need.rowPass |= blurRows(p.mean);
-                              }},
+                              [&](const ThresholdStagePlan& p) { need.rowPass |= blurRows(p.mean); }},
                    plan);
     return need;
 }
@@ -416,15 +413,15 @@ void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<
                           [&](const GaborStagePlan& p) { gabor(p.gabor, in, out); },
                           [&](const EdgeStagePlan& p) { edgesToFloats(p, in, out); },
                           [&](const ThresholdStagePlan& p) {
-                              // The local mean into gauss_, then the strict comparison.
-                              blur(p.mean, in, gauss_.view());
+                              // The local mean into the output plane (never the input's), then
+                              // the strict comparison in place.
+                              blur(p.mean, in, out);
                               const float offset = static_cast<float>(p.spec.offset);
                               pool_.parallelFor(laneGroups(format_.height), [&](int g, int) {
                                   for (int y = g * kLanes; y < std::min(format_.height, (g + 1) * kLanes); ++y) {
                                       const Src* v = in.row(y);
-                                      const float* mean = gauss_.row(y);
                                       float* o = out.row(y);
-                                      for (int x = 0; x < format_.width; ++x) o[x] = unitValue(v[x]) > mean[x] - offset ? 1.0f : 0.0f;
+                                      for (int x = 0; x < format_.width; ++x) o[x] = unitValue(v[x]) > o[x] - offset ? 1.0f : 0.0f;
                                   }
                               });
                           }},
