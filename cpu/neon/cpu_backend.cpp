@@ -1,6 +1,7 @@
 #include "cpu/neon/cpu_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -17,22 +18,41 @@
 namespace striate::cpu {
 namespace {
 
-/// Magnitude of four (re, im) lanes at a time over a block.
-void magnitudeBlock(const float* re, const float* im, float* out, int n) {
-    for (int i = 0; i < n * kLanes; i += 4) {
-        const float32x4_t r = vld1q_f32(re + i), m = vld1q_f32(im + i);
-        vst1q_f32(out + i, sqrtq(vaddq_f32(vmulq_f32(r, r), vmulq_f32(m, m))));
-    }
+/// The unit value of every 8-bit code, as unitValue gives it (a double division per sample
+/// would cost more than the comparison it feeds).
+const float* unitValues() {
+    static const auto table = [] {
+        std::array<float, 256> t{};
+        for (int c = 0; c < 256; ++c) t[c] = unitValue(static_cast<std::uint8_t>(c));
+        return t;
+    }();
+    return table.data();
 }
 
-/// magnitudeBlock along a row of n samples.
-void magnitudeRow(const float* re, const float* im, float* out, int n) {
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const float32x4_t r = vld1q_f32(re + i), m = vld1q_f32(im + i);
-        vst1q_f32(out + i, sqrtq(vaddq_f32(vmulq_f32(r, r), vmulq_f32(m, m))));
-    }
-    for (; i < n; ++i) out[i] = std::sqrt(re[i] * re[i] + im[i] * im[i]);
+/// One row of the threshold's strict comparison (ALGORITHMS.md 4.3): `one` where the input
+/// exceeds its local mean less `c`, else `zero`, samples `step` apart.
+template <class Src, class T>
+void thresholdRow(const Src* v, const float* m, int n, float c, T* o, int step, T zero, T one) {
+    const auto unit = [](const Src* p, int x) {
+        if constexpr (std::is_same_v<Src, std::uint8_t>) return unitValues()[p[x]];
+        else return p[x];
+    };
+    if (step == 1)
+        for (int x = 0; x < n; ++x) o[x] = unit(v, x) > m[x] - c ? one : zero;
+    else
+        for (int x = 0; x < n; ++x) o[x * step] = unit(v, x) > m[x] - c ? one : zero;
+}
+
+/// The comparison over row bands into `out` (rows `stride` apart), which may be the mean's plane:
+/// each sample is read before it is written.
+template <class Src, class T>
+void thresholdRows(ThreadPool& pool, ImageView<const Src> in, ImageView<const float> mean, double offset, T* out,
+                   std::ptrdiff_t stride, int step, T zero, T one) {
+    const float c = static_cast<float>(offset);
+    pool.parallelFor(laneGroups(in.height), [&](int g, int) {
+        for (int y = g * kLanes; y < std::min(in.height, (g + 1) * kLanes); ++y)
+            thresholdRow(in.row(y), mean.row(y), in.width, c, out + y * stride, step, zero, one);
+    });
 }
 
 } // namespace
@@ -242,129 +262,6 @@ void CpuBackend::blur8(ImageView<const std::uint8_t> in, const Output8& out) {
     });
 }
 
-template <class Src>
-void CpuBackend::gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
-                           ImageView<float> out) {
-    const int W = in.width, H = in.height, rows = bandRows();
-    pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
-        Scratch& s = scratch_[worker];
-        GaborBand<Src> band(in, o.along, o.across, o.alongX, s.ring.data(), avx2_);
-        float *re = s.block[0].data(), *im = s.block[1].data(), *m = s.block[2].data();
-        for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) {
-            band.rowInto(y, re, im);
-            float* dst = out.row(y);
-            switch (plan.sink) {
-            case GaborSink::Real: std::copy(re, re + W, dst); break;
-            case GaborSink::Imaginary: std::copy(im, im + W, dst); break;
-            case GaborSink::Phase:
-                for (int x = 0; x < W; ++x) dst[x] = std::atan2(im[x], re[x]);
-                break;
-            case GaborSink::Complex:
-                std::copy(re, re + W, re_.row(y));
-                std::copy(im, im + W, im_.row(y));
-                magnitudeRow(re, im, dst, W);
-                break;
-            case GaborSink::Magnitude: magnitudeRow(re, im, dst, W); break;
-            case GaborSink::MaxMagnitude:
-            case GaborSink::MaxEnergy: {
-                magnitudeRow(re, im, m, W);
-                std::uint8_t* sec = plan.sink == GaborSink::MaxEnergy ? sector_.row(y) : nullptr;  // a bank of edges only
-                for (int x = 0; x < W; ++x)
-                    if (first || clearlyGreater(m[x], dst[x])) {
-                        dst[x] = m[x];
-                        if (plan.sink == GaborSink::MaxEnergy) sec[x] = o.sector;
-                    }
-                break;
-            }
-            }
-        }
-    });
-}
-
-template <class Src>
-void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out) {
-    const int W = in.width, H = in.height;
-    // Row-wise orientations remove the DC in their taps; the others subtract a blurred plane.
-    if (plan.removeDc && !std::all_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); }))
-        blur(plan.dcBlur, in, gauss_.view());
-    for (std::size_t k = 0; k < plan.bank.size(); ++k) {
-        const GaborOrientationPlan& o = plan.bank[k];
-        if (rowWise(o)) {
-            gaborRows(plan, o, k == 0, in, out);
-            continue;
-        }
-        pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
-            Scratch& s = scratch_[worker];
-            float* x = s.block[0].data();
-            gatherRows(in, g * kLanes, x);
-            float *re = x, *im = s.block[1].data();
-            if (plan.recursive) {
-                recursiveComplexBlock(re, im, W, o.x, true);
-            } else {
-                re = s.block[2].data();
-                firGaborRealBlock(x, re, im, W, o.tx);
-            }
-            scatterRows(re, g * kLanes, re_.view());
-            scatterRows(im, g * kLanes, im_.view());
-        });
-        pool_.parallelFor(laneGroups(W), [&](int g, int worker) {
-            Scratch& s = scratch_[worker];
-            const int c0 = g * kLanes;
-            float *re = s.block[0].data(), *im = s.block[1].data();
-            gatherColumns(ImageView<const float>(re_.view()), c0, re);
-            gatherColumns(ImageView<const float>(im_.view()), c0, im);
-            if (plan.recursive) {
-                recursiveComplexBlock(re, im, H, o.y, false);
-            } else {
-                float *r2 = s.block[2].data(), *i2 = s.block[3].data();
-                firGaborComplexBlock(re, im, r2, i2, H, o.ty);
-                re = r2;
-                im = i2;
-            }
-            if (plan.removeDc) {
-                float* gsum = s.block[4].data();
-                gatherColumns(ImageView<const float>(gauss_.view()), c0, gsum);
-                for (int i = 0; i < H * kLanes; i += 4)
-                    vst1q_f32(re + i, vmlsq_n_f32(vld1q_f32(re + i), vld1q_f32(gsum + i), o.dcGain));
-            }
-            float* result = s.block[4].data();
-            switch (plan.sink) {
-            case GaborSink::Real: scatterColumns(re, c0, out); return;
-            case GaborSink::Imaginary: scatterColumns(im, c0, out); return;
-            case GaborSink::Phase:
-                for (int i = 0; i < H * kLanes; ++i) result[i] = std::atan2(im[i], re[i]);
-                scatterColumns(result, c0, out);
-                return;
-            case GaborSink::Complex:
-                scatterColumns(re, c0, re_.view());
-                scatterColumns(im, c0, im_.view());
-                magnitudeBlock(re, im, result, H);
-                scatterColumns(result, c0, out);
-                return;
-            case GaborSink::Magnitude:
-                magnitudeBlock(re, im, result, H);
-                scatterColumns(result, c0, out);
-                return;
-            case GaborSink::MaxMagnitude:
-            case GaborSink::MaxEnergy: break;
-            }
-            magnitudeBlock(re, im, result, H);
-            const int valid = std::min(kLanes, W - c0);
-            for (int y = 0; y < H; ++y) {
-                float* dst = out.row(y) + c0;
-                const float* m = result + static_cast<std::ptrdiff_t>(y) * kLanes;
-                std::uint8_t* sec = plan.sink == GaborSink::MaxEnergy ? sector_.row(y) + c0 : nullptr;  // a bank of edges only
-                for (int l = 0; l < valid; ++l)
-                    if (k == 0 || clearlyGreater(m[l], dst[l])) {
-                        dst[l] = m[l];
-                        if (plan.sink == GaborSink::MaxEnergy) sec[l] = o.sector;
-                    }
-            }
-        });
-    }
-}
-
-
 const char* kernelName(const Stage& stage) {
     return std::visit(
         Overloaded{[](const BlurSpec& b) {
@@ -414,16 +311,9 @@ void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<
                           [&](const EdgeStagePlan& p) { edgesToFloats(p, in, out); },
                           [&](const ThresholdStagePlan& p) {
                               // The local mean into the output plane (never the input's), then
-                              // the strict comparison in place.
+                              // the comparison in place.
                               blur(p.mean, in, out);
-                              const float offset = static_cast<float>(p.spec.offset);
-                              pool_.parallelFor(laneGroups(format_.height), [&](int g, int) {
-                                  for (int y = g * kLanes; y < std::min(format_.height, (g + 1) * kLanes); ++y) {
-                                      const Src* v = in.row(y);
-                                      float* o = out.row(y);
-                                      for (int x = 0; x < format_.width; ++x) o[x] = unitValue(v[x]) > o[x] - offset ? 1.0f : 0.0f;
-                                  }
-                              });
+                              thresholdRows(pool_, in, ImageView<const float>(out), p.spec.offset, out.data, out.stride, 1, 0.0f, 1.0f);
                           }},
                plans_[index]);
 }
@@ -458,12 +348,26 @@ Status CpuBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out)
 Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
     if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
     const std::size_t last = chain_.stages.size() - 1;
-    // An edge map's last stage writes its codes straight from the classes.
-    const auto* edges = std::get_if<EdgeStagePlan>(&plans_[last]);
-    if (edges && edges->spec.tracesEdges()) {
-        runStagesBefore(last, luma, [&](auto in) { edgesToCodes(*edges, in, out); });
-        return {};
-    }
+    // An edge map's last stage writes its codes straight from the classes, a threshold's from
+    // the comparison (no float output plane, no encoding pass).
+    const bool written = std::visit(
+        Overloaded{[&](const EdgeStagePlan& p) {
+                       if (!p.spec.tracesEdges()) return false;
+                       runStagesBefore(last, luma, [&](auto in) { edgesToCodes(p, in, out); });
+                       return true;
+                   },
+                   [&](const ThresholdStagePlan& p) {
+                       const ImageView<float> mean = stageOut_[last % 2].view();
+                       runStagesBefore(last, luma, [&](auto in) {
+                           blur(p.mean, in, mean);
+                           thresholdRows(pool_, in, ImageView<const float>(mean), p.spec.offset, out.data, out.stride, out.step,
+                                         encode8(0.0f, out.encoding), encode8(1.0f, out.encoding));
+                       });
+                       return true;
+                   },
+                   [](const auto&) { return false; }},
+        plans_[last]);
+    if (written) return {};
     if (fixed8_ && out.encoding.scale == 1.0 && out.encoding.offset == 0.0) {
         blur8(luma, out);
         return {};
@@ -479,10 +383,8 @@ Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& o
     return {};
 }
 
-// cpu_edges.cpp smooths (Canny) and filters (Gabor energy) through these.
+// cpu_edges.cpp smooths (Canny) and cpu_gabor.cpp removes a Gabor's DC through these.
 template void CpuBackend::blur(const BlurPlan&, ImageView<const std::uint8_t>, ImageView<float>);
 template void CpuBackend::blur(const BlurPlan&, ImageView<const float>, ImageView<float>);
-template void CpuBackend::gabor(const GaborPlan&, ImageView<const std::uint8_t>, ImageView<float>);
-template void CpuBackend::gabor(const GaborPlan&, ImageView<const float>, ImageView<float>);
 
 } // namespace striate::cpu
