@@ -27,7 +27,8 @@ frame "${size%x*}" "${size#*x}" "$work/frame.png"
 frame 1 1 "$work/tiny.png"
 chains=("blur sigma=2" "blur sigma=3 method=recursive" "blur sigma=8 method=recursive"
         "blur sigma=16 method=recursive" "blur sigma=48 method=recursive" "blur sigma=8 method=boxes"
-        "gabor sigma=4 wavelength=8 orientation=30" "gabor sigma=4 wavelength=8 orientations=6" "edges")
+        "gabor sigma=4 wavelength=8 orientation=30" "gabor sigma=4 wavelength=8 orientations=6" "edges"
+        "threshold sigma=4 offset=0.02")
 mib() { python3 -c "print(f'{$1 / 1048576:.1f}')"; }
 peakRss() {  # peakRss ARGS...: the peak resident kB of `striate ARGS`
   python3 - "$bin/striate" "$@" <<'PY'

@@ -219,6 +219,9 @@ template <class... F>
 struct Overloaded : F... {
     using F::operator()...;
 };
+/// Spelled out for compilers without C++20's aggregate deduction (clang before 17).
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 Status validateStage(const Stage& stage);
 /// How the stage's real output maps to 8 bits.

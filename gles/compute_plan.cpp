@@ -300,13 +300,14 @@ void ComputePlanner::planChain(const Chain& chain) {
                                   [&](const GaborStagePlan& p) { return gabor(p.gabor, v); },
                                   [&](const EdgeStagePlan& p) { return edges(p, v); },
                                   [&](const ThresholdStagePlan& p) {
-                                      const int mean = blur(p.mean, v), out = plane(Format::R32F);
-                                      ComputePass& pass = dispatch("threshold.comp", {}, groups(W, kTile), groups(H, kTile), "R32F");
+                                      // The comparison over the mean, in place.
+                                      const int mean = blur(p.mean, v);
+                                      ComputePass& pass = dispatch("threshold.comp", {}, groups(W, kTile), groups(H, kTile),
+                                                                   "R32F, in place");
                                       uniform(pass, "offset", static_cast<float>(p.spec.offset));
                                       sampler(pass, 0, v);
-                                      sampler(pass, 1, mean);
-                                      image(pass, 0, out, Access::Write);
-                                      return out;
+                                      image(pass, 0, mean, Access::ReadWrite);
+                                      return mean;
                                   }},
                        planStage(stage));
     }
