@@ -17,7 +17,7 @@
 namespace striate {
 namespace {
 
-/// The stage kind a chain text ends in: "blur", "gabor" or "edges".
+/// The stage kind a chain text ends in, by its name ("blur", "gabor", ...).
 std::string lastKind(const std::string& chainText) {
     Chain c;
     if (!parseChain(chainText, &c) || c.stages.empty()) return "";

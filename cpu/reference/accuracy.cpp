@@ -10,14 +10,21 @@
 namespace striate::reference {
 namespace {
 
-/// What the last stage's output is compared as.
+/// What the last stage's output is compared as, with the spec the measure needs.
 enum class Measure { Values, Phase, EdgeMap, Threshold };
+struct Measured {
+    Measure measure = Measure::Values;
+    GaborSpec phase;          ///< Phase: the stage, whose magnitude weighs the arc
+    ThresholdSpec threshold;  ///< Threshold: the stage, whose margins excuse a pixel
+};
 
-Measure measureOf(const Stage& last) {
-    return std::visit(Overloaded{[](const BlurSpec&) { return Measure::Values; },
-                                 [](const GaborSpec& g) { return g.output == GaborOutput::Phase ? Measure::Phase : Measure::Values; },
-                                 [](const EdgeSpec& e) { return e.tracesEdges() ? Measure::EdgeMap : Measure::Values; },
-                                 [](const ThresholdSpec&) { return Measure::Threshold; }},
+Measured measureOf(const Stage& last) {
+    return std::visit(Overloaded{[](const BlurSpec&) { return Measured{}; },
+                                 [](const GaborSpec& g) {
+                                     return g.output == GaborOutput::Phase ? Measured{Measure::Phase, g, {}} : Measured{};
+                                 },
+                                 [](const EdgeSpec& e) { return e.tracesEdges() ? Measured{Measure::EdgeMap, {}, {}} : Measured{}; },
+                                 [](const ThresholdSpec& t) { return Measured{Measure::Threshold, {}, t}; }},
                       last);
 }
 
@@ -41,7 +48,8 @@ Accuracy accuracyOf(const Chain& chain, ImageView<const std::uint8_t> input, con
     Accuracy a;
     const int w = reference.real.width, h = reference.real.height;
     const double n = double(w) * h;
-    const Measure measure = measureOf(chain.stages.back());
+    const Measured measured = measureOf(chain.stages.back());
+    const Measure measure = measured.measure;
     if (measure == Measure::EdgeMap) {
         // The share of pixels that differ: identical on synthetic scenes; on photos 99.99% (cpu)
         // and 99.9% (GLES float planes); packed planes 99.5%; a golden 99.99% (a strength within
@@ -62,8 +70,8 @@ Accuracy accuracyOf(const Chain& chain, ImageView<const std::uint8_t> input, con
     if (measure == Measure::Threshold) {
         // Every backend and path: identical except where the stage's input lies within one code
         // of its threshold, |I - t| <= 1/255 (ALGORITHMS.md 4.3).
+        const ThresholdSpec& spec = measured.threshold;
         Chain before = chain;
-        const ThresholdSpec spec = std::get<ThresholdSpec>(before.stages.back());
         before.stages.pop_back();
         const Plane in = before.stages.empty() ? fromU8(input) : referenceOf(before, input);
         const Plane mean = blur(in, spec.mean());
@@ -86,7 +94,9 @@ Accuracy accuracyOf(const Chain& chain, ImageView<const std::uint8_t> input, con
     if (measure == Measure::Phase) {
         // A phase is only as defined as its magnitude: the arc across z counts.
         Chain m = chain;
-        std::get<GaborSpec>(m.stages.back()).output = GaborOutput::Magnitude;
+        GaborSpec g = measured.phase;
+        g.output = GaborOutput::Magnitude;
+        m.stages.back() = g;
         magnitude = referenceOf(m, input);
     }
     for (int y = 0; y < h; ++y)

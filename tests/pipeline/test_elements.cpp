@@ -494,42 +494,41 @@ TEST(Properties, BoardIsRefusedWhilePlaying) {
     gst_harness_teardown(h);
 }
 
+/// The error `launch` posts when caps `caps` arrive and a frame is pushed (which must not pass).
+std::string errorAtCapsTime(const std::string& launch, const std::string& caps) {
+    GstHarness* h = gst_harness_new_parse(launch.c_str());
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    gst_harness_set_src_caps_str(h, caps.c_str());
+    EXPECT_NE(gst_harness_push(h, patternFrame(infoOf(caps), 1)), GST_FLOW_OK) << launch;
+    const std::string error = popError(bus);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return error;
+}
+
 /// Inconsistent settings at caps time: one error naming the problem, no frame filtered with
 /// settings the user did not ask for.
 TEST(Properties, InconsistentSettingsAreAnErrorAtCapsTime) {
     requirePlugin();
-    GstHarness* h = gst_harness_new_parse("striategabor sigma=0.4 method=recursive backend=cpu");
-    GstBus* bus = gst_bus_new();
-    gst_element_set_bus(h->element, bus);
-    gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
-    EXPECT_NE(gst_harness_push(h, patternFrame(infoOf("video/x-raw,format=GRAY8,width=16,height=16"), 1)), GST_FLOW_OK);
-    const std::string error = popError(bus);
+    const std::string error = errorAtCapsTime("striategabor sigma=0.4 method=recursive backend=cpu",
+                                              "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
     EXPECT_NE(error.find("Inconsistent settings: sigma=0.4 is below 0.5"), std::string::npos) << error;
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
 }
 
 /// A frame no backend takes (wider than kMaxDimension) is refused at caps time, naming the limit,
 /// before any frame is filtered.
 TEST(Caps, ASizeNoBackendTakesIsAnErrorAtCapsTime) {
     requirePlugin();
-    GstHarness* h = gst_harness_new_parse("striateblur backend=cpu");
-    GstBus* bus = gst_bus_new();
-    gst_element_set_bus(h->element, bus);
-    const std::string caps = "video/x-raw,format=GRAY8,width=40000,height=2,framerate=30/1";
-    gst_harness_set_src_caps_str(h, caps.c_str());
-    EXPECT_NE(gst_harness_push(h, patternFrame(infoOf(caps), 1)), GST_FLOW_OK);
-    const std::string error = popError(bus);
+    const std::string error =
+        errorAtCapsTime("striateblur backend=cpu", "video/x-raw,format=GRAY8,width=40000,height=2,framerate=30/1");
     EXPECT_NE(error.find("Cannot filter 40000x2 frames"), std::string::npos) << error;
     EXPECT_NE(error.find("32768"), std::string::npos) << error;
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
 }
 
 /// striatechain's chain reads back spelled out; a chain that does not parse is an error at caps
-/// time naming the stage and column, and the element's previous chain stays readable.
+/// time naming the stage and column.
 TEST(StriateChain, ReadsBackCanonicalAndRefusesABadChainAtCapsTime) {
     requirePlugin();
     GstElement* e = gst_element_factory_make("striatechain", nullptr);
@@ -539,17 +538,9 @@ TEST(StriateChain, ReadsBackCanonicalAndRefusesABadChainAtCapsTime) {
     EXPECT_STREQ(text, "blur sigma=3 method=auto ! threshold sigma=4 offset=0.02 method=auto");
     g_free(text);
     gst_object_unref(e);
-
-    GstHarness* h = gst_harness_new_parse("striatechain chain=\"blur sigma=2 ! sharpen\" backend=cpu");
-    GstBus* bus = gst_bus_new();
-    gst_element_set_bus(h->element, bus);
-    gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
-    EXPECT_NE(gst_harness_push(h, patternFrame(infoOf("video/x-raw,format=GRAY8,width=16,height=16"), 1)), GST_FLOW_OK);
-    const std::string error = popError(bus);
+    const std::string error = errorAtCapsTime("striatechain chain=\"blur sigma=2 ! sharpen\" backend=cpu",
+                                              "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
     EXPECT_NE(error.find("chain stage 2 (column 16): unknown stage 'sharpen'"), std::string::npos) << error;
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
 }
 
 /// While playing, settings that become inconsistent give one warning and the running
