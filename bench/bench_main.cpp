@@ -20,6 +20,7 @@
 
 #include "board/backend_choice.h"
 #include "core/chain.h"
+#include "core/params.h"
 #include "cpu/neon/avx2.h"
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/neon/neon.h"
@@ -135,10 +136,14 @@ void printRow(const Row& r) {
 Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std::uint8_t>& original, int repeat,
                  int threads, const std::string& only, std::vector<Row>* rows) {
 #ifdef STRIATE_HAVE_GLES
-    const char* chains[] = {"blur sigma=2", "blur sigma=3 method=recursive", "blur sigma=8 method=recursive",
-                            "blur sigma=16 method=recursive", "blur sigma=48 method=recursive",
-                            "blur sigma=8 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges",
-                            "threshold sigma=4 offset=0.02"};
+    // The blur's sigma and method sweep, then each stage's first example chain (its table's
+    // catalogue, as selftest and the tests run it) that the sweep lacks.
+    std::vector<std::string> chains = {"blur sigma=2", "blur sigma=3 method=recursive", "blur sigma=8 method=recursive",
+                                       "blur sigma=16 method=recursive", "blur sigma=48 method=recursive",
+                                       "blur sigma=8 method=boxes", "gabor sigma=4 wavelength=8 orientation=30", "edges"};
+    for (const StageInfo& stage : stageInfos())
+        if (std::find(chains.begin(), chains.end(), stage.examples.front()) == chains.end())
+            chains.push_back(stage.examples.front());
     struct Target {
         BackendKind kind;
         const char* board;
@@ -160,15 +165,14 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
         cv::resize(src, u8, cv::Size(W, H), 0, 0, cv::INTER_CUBIC);
         const ImageView<const std::uint8_t> view(u8.ptr<std::uint8_t>(), W, H, static_cast<std::ptrdiff_t>(u8.step));
         const std::string size = std::to_string(W) + "x" + std::to_string(H);
-        for (const char* text : chains) {
-            if (!only.empty() && std::string(text).find(only) == std::string::npos) continue;
+        for (const std::string& text : chains) {
+            if (!only.empty() && text.find(only) == std::string::npos) continue;
             Chain chain;
             (void)parseChain(text, &chain);
             cpu::CpuBackend cpuBackend(threads);
             if (Status s = cpuBackend.configure(chain, FrameFormat{W, H}); !s) return s;
             for (const Target& t : targets) {
-                if (t.form != kAuto && std::string(text).find("recursive") == std::string::npos &&
-                    std::string(text).find("gabor") == std::string::npos)
+                if (t.form != kAuto && text.find("recursive") == std::string::npos && text.find("gabor") == std::string::npos)
                     continue;  // the forms differ only in recursive filters
                 std::unique_ptr<Backend> gpu;
                 std::string fallback;
