@@ -49,6 +49,17 @@ std::string number(double v) {
     return s.str();
 }
 
+/// A range end as the help writes it: 1e6, not 1e+06.
+std::string rangeEnd(double v) {
+    std::string s = number(v);
+    if (const auto e = s.find("e+"); e != std::string::npos) {
+        std::size_t digits = e + 2;
+        while (digits + 1 < s.size() && s[digits] == '0') ++digits;
+        s = s.substr(0, e + 1) + s.substr(digits);
+    }
+    return s;
+}
+
 /// The spec type and field type of a pointer to a spec's field.
 template <auto Member>
 struct FieldOf;
@@ -273,7 +284,7 @@ std::string describeStages(int indent) {
             std::string item = std::string(p.name) + "=";
             switch (p.type) {
             case ParamDef::Type::Number:
-            case ParamDef::Type::Integer: item.append("[").append(number(p.min)).append("..").append(number(p.max)).append("]"); break;
+            case ParamDef::Type::Integer: item.append("[").append(rangeEnd(p.min)).append("..").append(rangeEnd(p.max)).append("]"); break;
             case ParamDef::Type::Boolean: item += "true|false"; break;
             case ParamDef::Type::Enum: item += p.values->nicks("|"); break;
             }
