@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
-#include <sstream>
 #include <type_traits>
 
 namespace striate {
@@ -43,15 +42,9 @@ std::optional<bool> parseBool(std::string_view s) {
     return std::nullopt;
 }
 
-std::string number(double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
-}
-
 /// A range end as the help writes it: 1e6, not 1e+06.
 std::string rangeEnd(double v) {
-    std::string s = number(v);
+    std::string s = formatNumber(v);
     if (const auto e = s.find("e+"); e != std::string::npos) {
         std::size_t digits = e + 2;
         while (digits + 1 < s.size() && s[digits] == '0') ++digits;
@@ -210,7 +203,7 @@ const EnumInfo::Value* EnumInfo::find(int value) const {
 std::string ParamDef::format(const Stage& stage) const {
     const double v = get(stage);
     switch (type) {
-    case Type::Number: return number(v);
+    case Type::Number: return formatNumber(v);
     case Type::Integer: return std::to_string(static_cast<int>(v));
     case Type::Boolean: return v != 0 ? "true" : "false";
     case Type::Enum: {

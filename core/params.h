@@ -9,7 +9,7 @@
 /// The parameter tables: each stage's parameters written once (name, field, range, default,
 /// nicks, description, whether it may change while playing). The chain parser and formatter,
 /// the CLI help, the GStreamer element properties and their GEnums are all made from them
-/// (core/chain.cpp, pipeline/stage_element.cpp), so a parameter cannot be spelled two ways.
+/// (core/chain.cpp, pipeline/stage_elements.cpp), so a parameter cannot be spelled two ways.
 namespace striate {
 
 /// An enumeration as the tables, the chain syntax and GStreamer see it.

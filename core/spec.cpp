@@ -5,13 +5,14 @@
 #include <sstream>
 
 namespace striate {
-namespace {
 
 std::string formatNumber(double v) {
     std::ostringstream s;
     s << v;
     return s.str();
 }
+
+namespace {
 
 Status checkSigma(double sigma) {
     if (!std::isfinite(sigma))

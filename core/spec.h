@@ -41,6 +41,8 @@ enum class GaborOutput { Magnitude, Real, Imaginary, Phase, Complex };
 enum class EdgeMethod { Canny, Gabor };
 enum class EdgeOutput { Edges, Strength, Overlay };
 
+/// A number as errors, the chain syntax and the help write it (std::ostream's default: "0.02").
+std::string formatNumber(double v);
 /// A finite value within [lo, hi], or an error naming the parameter and the value.
 Status checkRange(const char* name, double v, double lo, double hi);
 

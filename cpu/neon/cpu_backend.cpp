@@ -33,8 +33,9 @@ const float* unitValues() {
 /// exceeds its local mean less `c`, else `zero`, samples `step` apart.
 template <class Src, class T>
 void thresholdRow(const Src* v, const float* m, int n, float c, T* o, int step, T zero, T one) {
-    const auto unit = [](const Src* p, int x) {
-        if constexpr (std::is_same_v<Src, std::uint8_t>) return unitValues()[p[x]];
+    const float* units = unitValues();  // once a row, not once a sample
+    const auto unit = [&](const Src* p, int x) {
+        if constexpr (std::is_same_v<Src, std::uint8_t>) return units[p[x]];
         else return p[x];
     };
     if (step == 1)

@@ -51,12 +51,6 @@ inline Image<std::uint8_t> inputFor(const Chain& chain, Size s) {
     return std::holds_alternative<EdgeSpec>(chain.stages.back()) ? scene(s) : noise(s, 11u * s.w + s.h);
 }
 
-/// True when ALGORITHMS.md 8 asks for identical output (edge maps rather than strengths).
-inline bool wantsIdentical(const Chain& chain) {
-    const auto* e = std::get_if<EdgeSpec>(&chain.stages.back());
-    return e && e->output != EdgeOutput::Strength;
-}
-
 struct Difference {
     double worst = 0;  ///< largest absolute difference (complex: of either plane or the magnitude)
     int differ = 0;    ///< pixels that differ at all
