@@ -13,6 +13,6 @@ inline constexpr const char* kEveryKernel[] = {"blur method=direct", "blur metho
                                                "blur method=recursive sigma=5", "gabor method=direct sigma=2",
                                                "gabor sigma=4 orientations=4", "gabor output=complex",
                                                "gabor output=phase", "edges", "edges method=gabor output=overlay",
-                                               "blur sigma=1 ! gabor ! edges"};
+                                               "threshold", "blur sigma=1 ! gabor ! edges"};
 
 } // namespace striate::testing
