@@ -1,0 +1,70 @@
+#include "board/probe_report.h"
+
+#include <memory>
+
+#include "board/backend_choice.h"
+#include "board/probe.h"
+#include "board/profile.h"
+
+namespace striate {
+namespace {
+
+/// Each backend made for the chain at the size, and what it holds.
+void probeMemory(const std::string& board, const Chain& chain, const FrameFormat& format, ProbeReport* out) {
+    out->text += "memory of '" + formatChain(chain) + "' at " + std::to_string(format.width) + "x" +
+                 std::to_string(format.height) + ":\n";
+    std::string object = "{\"chain\": " + jsonString(formatChain(chain)) + ", \"width\": " + std::to_string(format.width) +
+                         ", \"height\": " + std::to_string(format.height) + ", \"backends\": {";
+    const BackendKind kinds[] = {BackendKind::GlesCompute, BackendKind::GlesFragment, BackendKind::Cpu};
+    for (BackendKind kind : kinds) {
+        const std::string name = nickOf(kBackendKinds, kind);
+        std::unique_ptr<Backend> backend;
+        std::string fallback;
+        Status s = startBackend(kind, BackendOptions{0, board}, chain, format, &backend, &fallback);
+        if (s && !fallback.empty()) s = Status::error(fallback);
+        if (kind != kinds[0]) object += ", ";
+        if (!s) {
+            out->text += "  " + name + ": not here: " + s.message() + "\n";
+            object += jsonString(name) + ": {\"unavailable\": " + jsonString(s.message()) + "}";
+            continue;
+        }
+        const MemoryUse m = backend->memory();
+        out->text += "  " + name + ": " +
+                     (backend->runsOnGpu() ? describeBytes(m.gpu) + " of GPU memory, " : std::string()) +
+                     describeBytes(m.host) + " of host memory\n";
+        object += jsonString(name) + ": {\"gpu_bytes\": " + std::to_string(m.gpu) +
+                  ", \"host_bytes\": " + std::to_string(m.host) + "}";
+    }
+    out->json += ", \"memory\": " + object + "}}";
+}
+
+} // namespace
+
+Status probeReport(const std::string& board, const Chain* chain, const FrameFormat& format, ProbeReport* out) {
+    if (!board.empty() && board != "auto" && !findBoardProfile(board)) {
+        const BoardProfile* unused = nullptr;
+        std::string chosenBy;
+        return chooseBoardProfile(board, Probe{}, &unused, &chosenBy);
+    }
+    const Probe p = probeMachine();
+    BoardLimits limits;
+    const Status boardStatus = p.gpu ? resolveBoard(board, p, &limits) : Status{};
+    BackendKind kind = BackendKind::Cpu;
+    std::string reason;
+    const Status autoStatus = boardStatus ? autoBackend(BackendOptions{0, board}, &kind, &reason) : boardStatus;
+    *out = ProbeReport{formatProbe(p), "{\"probe\": " + formatProbeJson(p)};
+    if (p.gpu && boardStatus) {
+        out->text += formatBoardLimits(limits);
+        out->json += ", \"board\": " + formatBoardLimitsJson(limits);
+    }
+    if (autoStatus) {
+        out->text += std::string("auto backend: ") + nickOf(kBackendKinds, kind) + " (" + reason + ")\n";
+        out->json += std::string(", \"auto\": ") + jsonString(nickOf(kBackendKinds, kind)) +
+                     ", \"auto_reason\": " + jsonString(reason);
+    }
+    if (chain && boardStatus) probeMemory(board, *chain, format, out);
+    out->json += "}";
+    return boardStatus;
+}
+
+} // namespace striate
