@@ -14,8 +14,7 @@
 
 #include "board/backend_choice.h"
 #ifdef STRIATE_HAVE_GLES
-#include "board/probe.h"
-#include "board/profile.h"
+#include "board/probe_report.h"
 #endif
 #include "core/backend.h"
 #include "core/chain.h"
@@ -55,7 +54,8 @@ const char* kFilterHelp = R"(usage: striate filter IN OUT --chain "STAGE ! STAGE
 
 Reads IN (PNG, JPEG, PGM or PPM; the stored values, no gamma or colour-profile transform; 16-bit
 samples scaled to 8 bits with rounding; colour becomes BT.601 luma; alpha is ignored), runs the
-chain, and writes the result as 8-bit grey to OUT (.png or .pgm).
+chain, and writes the 8-bit result to OUT (.png or .pgm) as grey: the codes the GStreamer
+elements and the Python module give (the backend's 8-bit path).
 
 options:
   --chain TEXT      the stages, separated by '!', e.g.
@@ -65,7 +65,9 @@ options:
   --board NAME      board profile capping the GPU backends: auto (default: STRIATE_BOARD, else
                     the device-tree model, else host), rpi0..rpi3, rpi4, rpi5, tight or host
   --raw FILE.npy    also write the float32 result in the unit of ALGORITHMS.md 0
-                    (H x W, or H x W x 2 for gabor output=complex)
+                    (H x W, or H x W x 2 for gabor output=complex): the float path, whose
+                    8-bit codes can differ from OUT's by one where the cpu's 8-bit path is in
+                    fixed point (docs/algorithms.md)
   --threads N       cpu backend threads (default: one per hardware thread)
   --max-pixels N    refuse larger inputs, from their header, before reading them (default
                     67108864 = 8192x8192; at most 32768x32768)
@@ -179,31 +181,38 @@ int runFilter(int argc, char** argv) {
     if (Status s = startBackend(a.backend, BackendOptions{a.threads, a.board}, chain, format, &backend, &fallback); !s)
         return usageError(s.message());
     if (!fallback.empty()) std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", fallback.c_str());
+    // One run of the frame on the backend: a GPU backend that fails on it (a shader the driver
+    // could not compile, a lost context) gives one warning, and the frame runs on the cpu.
+    auto run = [&](const auto& frame) {
+        Status s = frame(*backend);
+        if (s || !backend->runsOnGpu()) return s;
+        std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", s.message().c_str());
+        if (Status c = startBackend(BackendKind::Cpu, BackendOptions{a.threads, a.board}, chain, format, &backend, &fallback); !c)
+            return c;
+        return frame(*backend);
+    };
+    // OUT is the backend's 8-bit output, the codes the elements give (process8: a real output),
+    // or the magnitude of a complex one through process(); --raw is process()'s float output.
     ChainOutput result;
-    Status processed = backend->process(luma.view(), &result);
+    Image<std::uint8_t> out8(format.width, format.height);
+    const Output8 to8{out8.data(), out8.stride(), 1, chain.encoding()};
+    const bool real = !chain.complexOutput();
+    Status processed = real ? run([&](Backend& b) { return b.process8(luma.view(), to8); })
+                            : run([&](Backend& b) { return b.process(luma.view(), &result); });
     // The frame's passes ran for the first time: what the driver compiled is known now (a GPU
     // backend's explain() then lists its statistics).
     if (a.explain) {
         std::printf("chain: %s\nbackend: %s\n", formatChain(chain).c_str(), backend->name());
         std::fputs(backend->explain().c_str(), stdout);
     }
-    if (!processed && backend->runsOnGpu()) {
-        // A GPU backend that fails on the frame (a shader the driver could not compile, a lost
-        // context): one warning, and the same frame on the cpu.
-        std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", processed.message().c_str());
-        if (Status s = startBackend(BackendKind::Cpu, BackendOptions{a.threads, a.board}, chain, format, &backend, &fallback); !s)
-            return usageError(s.message());
-        processed = backend->process(luma.view(), &result);
-    }
+    if (processed && real && !a.raw.empty()) processed = run([&](Backend& b) { return b.process(luma.view(), &result); });
     if (!processed) {
         std::fprintf(stderr, "striate: error: %s\n", processed.message().c_str());
         return 1;
     }
-    // The 8-bit output into the input's plane, which the result no longer needs: one frame less.
-    const Encoding enc = chain.encoding();
-    Image<std::uint8_t>& out8 = luma;
-    for (int y = 0; y < format.height; ++y)
-        for (int x = 0; x < format.width; ++x) out8.at(x, y) = encode8(result.real.at(x, y), enc);
+    if (!real)
+        for (int y = 0; y < format.height; ++y)
+            for (int x = 0; x < format.width; ++x) out8.at(x, y) = encode8(result.real.at(x, y), chain.encoding());
     if (Status s = io::writeGray(a.out, out8.view()); !s) return usageError(s.message());
     if (!a.raw.empty()) {
         Status s = result.complex ? io::writeNpy(a.raw, result.complexPlane) : io::writeNpy(a.raw, result.real);
@@ -226,33 +235,6 @@ With --chain: the memory each backend's plan of that chain holds at --size (defa
 on this board: GPU memory (textures, buffers, renderbuffers) and host memory (planes, scratch).
 A GPU backend whose plan exceeds what the board lends it says so, as an element would on caps.
 )";
-
-/// probe --chain: each backend made for the chain at the size, and what it holds.
-std::string probeMemory(const std::string& board, const Chain& chain, const FrameFormat& format, bool json) {
-    std::string text = "memory of '" + formatChain(chain) + "' at " + std::to_string(format.width) + "x" +
-                       std::to_string(format.height) + ":\n";
-    std::string object = "{\"chain\": " + jsonString(formatChain(chain)) + ", \"width\": " + std::to_string(format.width) +
-                         ", \"height\": " + std::to_string(format.height) + ", \"backends\": {";
-    const BackendKind kinds[] = {BackendKind::GlesCompute, BackendKind::GlesFragment, BackendKind::Cpu};
-    for (BackendKind kind : kinds) {
-        const std::string name = nickOf(kBackendKinds, kind);
-        std::unique_ptr<Backend> backend;
-        std::string fallback;
-        Status s = startBackend(kind, BackendOptions{0, board}, chain, format, &backend, &fallback);
-        if (s && !fallback.empty()) s = Status::error(fallback);
-        if (kind != kinds[0]) object += ", ";
-        if (!s) {
-            text += "  " + name + ": not here: " + s.message() + "\n";
-            object += jsonString(name) + ": {\"unavailable\": " + jsonString(s.message()) + "}";
-            continue;
-        }
-        const MemoryUse m = backend->memory();
-        text += "  " + name + ": " + (backend->runsOnGpu() ? describeBytes(m.gpu) + " of GPU memory, " : std::string()) +
-                describeBytes(m.host) + " of host memory\n";
-        object += jsonString(name) + ": {\"gpu_bytes\": " + std::to_string(m.gpu) + ", \"host_bytes\": " + std::to_string(m.host) + "}";
-    }
-    return json ? object + "}}" : text;
-}
 
 int runProbe(int argc, char** argv) {
     bool json = false;
@@ -284,33 +266,10 @@ int runProbe(int argc, char** argv) {
         if (Status s = validateFrameFormat(format); !s) return usageError(s.message());
     }
 #ifdef STRIATE_HAVE_GLES
-    // A misspelt board is a usage error before anything is probed or printed.
-    if (!board.empty() && board != "auto" && !findBoardProfile(board)) {
-        const BoardProfile* unused = nullptr;
-        std::string chosenBy;
-        return usageError(chooseBoardProfile(board, Probe{}, &unused, &chosenBy).message());
-    }
-    const Probe p = probeMachine();
-    BoardLimits limits;
-    const Status boardStatus = p.gpu ? resolveBoard(board, p, &limits) : Status{};
-    BackendKind kind = BackendKind::Cpu;
-    std::string reason;
-    Status autoStatus = boardStatus ? autoBackend(BackendOptions{0, board}, &kind, &reason) : boardStatus;
-    if (json) {
-        std::string out = "{\"probe\": " + formatProbeJson(p);
-        if (p.gpu && boardStatus) out += ", \"board\": " + formatBoardLimitsJson(limits);
-        if (autoStatus)
-            out += std::string(", \"auto\": ") + jsonString(nickOf(kBackendKinds, kind)) + ", \"auto_reason\": " +
-                   jsonString(reason);
-        if (!chainText.empty() && boardStatus) out += ", \"memory\": " + probeMemory(board, chain, format, true);
-        std::printf("%s}\n", out.c_str());
-    } else {
-        std::fputs(formatProbe(p).c_str(), stdout);
-        if (p.gpu && boardStatus) std::fputs(formatBoardLimits(limits).c_str(), stdout);
-        if (autoStatus) std::printf("auto backend: %s (%s)\n", nickOf(kBackendKinds, kind), reason.c_str());
-        if (!chainText.empty() && boardStatus) std::fputs(probeMemory(board, chain, format, false).c_str(), stdout);
-    }
-    if (!boardStatus) return usageError(boardStatus.message());
+    ProbeReport report;
+    const Status s = probeReport(board, chainText.empty() ? nullptr : &chain, format, &report);
+    if (!report.json.empty()) std::fputs(json ? (report.json + "\n").c_str() : report.text.c_str(), stdout);
+    if (!s) return usageError(s.message());
     return 0;
 #else
     (void)json;
