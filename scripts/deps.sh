@@ -43,6 +43,9 @@ build_for() {
     gstreamer1.0-gl time   # glupload / gldownload for the GL memory tests; /usr/bin/time measures their memory
     libopencv-dev gstreamer1.0-opencv   # benchmarks only: the peers (striate bench, bench/gst_compare.sh)
     python3-skimage        # real photos for the tests and the benchmarks
+    python3-dev pybind11-dev python3-numpy python3-pytest   # the Python module and its tests
+    python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0   # the GStreamer example (examples/)
+    python3-opencv         # the Python benchmark's peer (bench/python_bench.py)
     clang libclang-rt-dev  # the libFuzzer targets (scripts/fuzz.sh)
   )
   case $arch in

@@ -23,6 +23,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl  # gst-launch lines
   libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri        # GLES on llvmpipe
   libpng-dev libjpeg62-turbo-dev                                        # the tool's image files
+  python3-dev pybind11-dev python3-numpy python3-pytest                 # the Python module and its tests
 )
 
 if [ "${1:-}" = "--packages" ]; then
@@ -101,6 +102,12 @@ rm -rf "$state/cache/archives"/*.deb "$state/control"
 find "$dir" -type l -lname '/*' -print0 | while IFS= read -r -d '' link; do
   target=$(readlink "$link")
   ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$dir$target")" "$link"
+done
+# What update-alternatives would have made (maintainer scripts do not run here): the reference
+# BLAS and LAPACK numpy loads (libblas.so.3, liblapack.so.3) beside the other libraries.
+for alt in blas/libblas.so.3 lapack/liblapack.so.3; do
+  lib="$dir/usr/lib/$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH 2>/dev/null)"
+  [ -e "$lib/$alt" ] && [ ! -e "$lib/$(basename "$alt")" ] && ln -s "$alt" "$lib/$(basename "$alt")"
 done
 echo "$key" >"$dir/.striate-sysroot"
 echo "sysroot: $arch, $n packages, $(du -sh "$dir" | cut -f1) in $dir ($((SECONDS - start)) s)"
