@@ -63,15 +63,42 @@ else()
   set(STRIATE_DEB_ARCH ${CMAKE_SYSTEM_PROCESSOR})
 endif()
 set(CPACK_GENERATOR DEB)
+# One .deb per component: striate (everything installed without a component) and, where the
+# Python module is built, python3-striate (python/CMakeLists.txt). Both are named
+# <package>_<version>_<arch>.deb.
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL striate)
+set(CPACK_DEBIAN_STRIATE_PACKAGE_NAME striate)
+if(TARGET striate_python)
+  list(APPEND CPACK_COMPONENTS_ALL python)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-striate)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+  # Debian's python3 of the version it was built for, its numpy (the module imports numpy's API),
+  # and the striate package of the same version (selftest()'s photo and goldens in /usr/share/striate);
+  # the libraries it links come from dpkg-shlibdeps.
+  math(EXPR next "${STRIATE_PYTHON_MINOR} + 1")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
+      "python3 (>= 3.${STRIATE_PYTHON_MINOR}), python3 (<< 3.${next}), python3-numpy, striate (= ${PROJECT_VERSION})")
+  # The GStreamer example's imports (examples/gst_contact_sheet.py).
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-opencv")
+  set(CPACK_COMPONENT_PYTHON_DESCRIPTION
+      "The Python module (import striate): striate.Filter runs a chain of Striate's filters (Gaussian blur, recursive Gabor, edges, adaptive \
+threshold) on numpy arrays: uint8 and uint16 luma, RGB/BGR/RGBA/BGRA, picamera2's YUV420, on the \
+cpu (NEON, threads) or the board's GPU through OpenGL ES, with the GIL released; striate.probe() \
+and striate.selftest() as the striate tool's commands.")
+endif()
 set(CPACK_PACKAGE_NAME striate)
 set(CPACK_PACKAGE_VENDOR "Striate developers")
 set(CPACK_PACKAGE_CONTACT "Striate developers <striate@localhost>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Vision filters for camera boards: GStreamer plugin, command-line tool, library")
+# The summary line is both packages' (CPack's DEB generator has one); each body says what it holds.
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Vision filters for camera boards (Striate)")
 set(CPACK_PACKAGE_DESCRIPTION
     "Gaussian blur, recursive Gabor filtering and live edge detection on the GPU of small camera \
 devices through OpenGL ES (3.1 compute, or 2.0/3.0 fragment passes), with a NEON cpu path: the \
 GStreamer plugin striate (striateblur, striategabor, striateedges, striatethreshold, striatechain, striatesrc), the striate tool \
 and the library's headers, archives, striate.pc and CMake package.")
+set(CPACK_COMPONENT_STRIATE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # striate_<version>_<arch>.deb

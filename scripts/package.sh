@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# scripts/package.sh [amd64|arm64|armhf]: builds striate_<version>_<arch>.deb into dist/.
+# scripts/package.sh [amd64|arm64|armhf]: builds striate_<version>_<arch>.deb and
+# python3-striate_<version>_<arch>.deb (the Python module) into dist/.
 #   no argument: this machine's architecture (natively, also on a Raspberry Pi)
 #   arm64, armhf on an x86-64 PC: cross-built against a Debian 12 sysroot (scripts/sysroot.sh,
 #   cached in $STRIATE_CACHE, default ~/.cache/striate)
-# Install it with `sudo apt install ./dist/striate_<version>_<arch>.deb` (on the Pi: copy it there
-# first); `gst-inspect-1.0 striate` then works with no GST_PLUGIN_PATH.
+# Install them with `sudo apt install ./dist/striate_<version>_<arch>.deb
+# ./dist/python3-striate_<version>_<arch>.deb` (on the Pi: copy them there first);
+# `gst-inspect-1.0 striate` and `python3 -c "import striate"` then work with no search path set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 native=$(dpkg --print-architecture)
@@ -22,9 +24,12 @@ fi
 build="build-package-$arch"
 cmake -S . -B "$build" -G Ninja "${options[@]}" >/dev/null
 ninja -C "$build"
+rm -f "$build"/cpack/*.deb
 cpack --config "$build/CPackConfig.cmake" -B "$build/cpack" >/dev/null
 mkdir -p dist
-deb=$(ls "$build"/cpack/striate_*_"$arch".deb)
-cp "$deb" dist/
-echo "package: dist/$(basename "$deb")"
-dpkg-deb -f "dist/$(basename "$deb")" Package Version Architecture Depends
+for deb in "$build"/cpack/striate_*_"$arch".deb "$build"/cpack/python3-striate_*_"$arch".deb; do
+  [ -f "$deb" ] || continue
+  cp "$deb" dist/
+  echo "package: dist/$(basename "$deb")"
+  dpkg-deb -f "dist/$(basename "$deb")" Package Version Architecture Depends
+done

@@ -8,6 +8,11 @@
 #   - the unpacked tool runs (`striate --version`, `striate filter`)
 #   - natively, a program outside the project builds against the unpacked headers and libraries
 #     through find_package(striate) and through pkg-config, and runs
+#   - where the build has the Python module: python3-striate, its dependencies (python3 of the
+#     build's version, python3-numpy, striate of the same version, the linked libraries), the
+#     module in Debian's dist-packages; unpacked beside striate, `import striate` and probe() run
+#     with Debian's python3 (a cross build's: the sysroot's, under qemu), and selftest() finds the
+#     photo and goldens striate installs
 # Cross builds: STRIATE_EMULATOR and STRIATE_SYSROOT in the environment, as for launch_test.sh.
 set -u
 build=$(realpath "$1")
@@ -20,6 +25,7 @@ fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
 
 cpack --config "$build/CPackConfig.cmake" -B "$work/dist" >cpack.txt 2>&1 || { cat cpack.txt; echo "FAIL: cpack"; exit 1; }
 debs=("$work"/dist/striate_*.deb)
+pydebs=("$work"/dist/python3-striate_*.deb)
 [ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || { echo "FAIL: no single .deb in $(ls dist)"; exit 1; }
 deb=${debs[0]}
 arch=$(dpkg-deb -f "$deb" Architecture)
@@ -135,6 +141,46 @@ if [ -z "${STRIATE_EMULATOR:-}" ]; then
             fail "consumer through $how: $(tail -5 cfg.txt make.txt run.txt 2>/dev/null)"
         fi
     done
+fi
+
+# The Python module's package, where the build made the module.
+if [ -n "$(find "$build/python" -maxdepth 1 -name 'striate.*.so' 2>/dev/null)" ]; then
+    if [ ${#pydebs[@]} -eq 1 ] && [ -f "${pydebs[0]}" ]; then
+        pydeb=${pydebs[0]}
+        pydepends=$(dpkg-deb -f "$pydeb" Depends)
+        [ "$(basename "$pydeb")" = "python3-striate_${version}_${arch}.deb" ] && [ "$(dpkg-deb -f "$pydeb" Architecture)" = "$arch" ] \
+            && pass "named $(basename "$pydeb")" || fail "python package name $(basename "$pydeb")"
+        if echo "$pydepends" | grep -q "python3 (>= 3\.[0-9]*), python3 (<< 3\.[0-9]*), python3-numpy, striate (= $version)" \
+            && echo "$pydepends" | grep -q "libstdc++6"; then
+            pass "python3-striate depends on $pydepends"
+        else
+            fail "python3-striate's dependencies: $pydepends"
+        fi
+        dpkg -x "$pydeb" "$root"
+        module=$(find "$root/usr/lib/python3/dist-packages" -name 'striate.cpython-3*.so' 2>/dev/null)
+        case $module in
+            "$root"/usr/lib/python3/dist-packages/striate.cpython-3[0-9]*-"$multiarch".so) pass "module in dist-packages: ${module#"$root"}" ;;
+            *) fail "module at '${module#"$root"}'" ;;
+        esac
+        if [ -n "${STRIATE_EMULATOR:-}" ]; then
+            python=("${emulator[@]}" "$(ls "$STRIATE_SYSROOT"/usr/bin/python3.[0-9]* | grep -E 'python3\.[0-9]+$' | head -1)")
+            backends="['cpu']"
+        else
+            python=(/usr/bin/python3)
+            backends="['cpu']"
+        fi
+        code="import striate; p = striate.probe(); rows = striate.selftest(backends=$backends, measure=False)
+print('striate', striate.__version__, 'auto', p.get('auto'), len(rows), 'rows', sum(not r['pass'] for r in rows), 'failed')"
+        if PYTHONPATH="$root/usr/lib/python3/dist-packages" XDG_CACHE_HOME=$PWD/cache GST_PLUGIN_SYSTEM_PATH=$(dirname "$plugin") \
+            GST_REGISTRY="$work/registry.bin" "${python[@]}" -c "$code" >python.txt 2>&1 \
+            && grep -q "^striate $version auto .* 0 failed$" python.txt; then
+            pass "import striate from the package: probe() and selftest(): $(tail -1 python.txt)"
+        else
+            fail "import striate from the package: $(tail -5 python.txt)"
+        fi
+    else
+        fail "no single python3-striate .deb in $(ls "$work/dist")"
+    fi
 fi
 
 echo "$failures failed"
