@@ -141,6 +141,20 @@ def test_reconfigures_on_size_change(photo):
     np.testing.assert_array_equal(f(photo[:50, :60]), a)
 
 
+@pytest.mark.parametrize("backend", GPU)
+def test_gpu_backends_read_and_write_views(photo, backend):
+    """A crop is uploaded where it lies (its row stride), and a strided out= is written in place."""
+    f = striate.Filter("blur sigma=2 ! edges", backend=backend)
+    crop = photo[13:113, 7:190]
+    expected = f(np.ascontiguousarray(crop))
+    np.testing.assert_array_equal(f(crop), expected)
+    assert f.input_in_place and f.active_backend == backend
+    canvas = np.zeros((100, 400), dtype=np.uint8)
+    f(crop, out=canvas[:, :366:2])
+    np.testing.assert_array_equal(canvas[:, :366:2], expected)
+    assert not canvas[:, 1:366:2].any()
+
+
 @pytest.mark.skipif(CROSS, reason="the GPU backends under qemu run on Mesa's software renderers: the cpu and reference there")
 def test_gpu_backend_from_another_thread(small):
     """A GPU backend's context is current only while a frame runs: a Filter moves between threads."""
