@@ -50,6 +50,20 @@ Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, co
                              std::unique_ptr<gles::FragmentBackend>* out);
 #endif
 
+/// Runs one frame, `frame(backend)`, as the tool and the Python module do: a GPU backend that fails
+/// on it (a shader the driver could not compile, a lost context) is replaced by the cpu backend,
+/// which runs the frame (and the caller's next ones); `warning` then names the GPU's failure.
+template <class Frame>
+Status runWithCpuFallback(std::unique_ptr<Backend>* backend, const BackendOptions& options, const Chain& chain,
+                          const FrameFormat& format, const Frame& frame, std::string* warning) {
+    Status s = frame(**backend);
+    if (s || !(*backend)->runsOnGpu()) return s;
+    *warning = s.message() + "; using the cpu backend";
+    std::string unused;
+    if (Status c = startBackend(BackendKind::Cpu, options, chain, format, backend, &unused); !c) return c;
+    return frame(**backend);
+}
+
 /// The backend `auto` picks on this machine and board for `chain` (any chain when null), and why
 /// (striate probe): the fastest that `striate selftest` measured for chains ending in the same
 /// kind of stage on this board and renderer (board/measured.h), when it has; else autoRule.

@@ -41,11 +41,7 @@ void probeMemory(const std::string& board, const Chain& chain, const FrameFormat
 } // namespace
 
 Status probeReport(const std::string& board, const Chain* chain, const FrameFormat& format, ProbeReport* out) {
-    if (!board.empty() && board != "auto" && !findBoardProfile(board)) {
-        const BoardProfile* unused = nullptr;
-        std::string chosenBy;
-        return chooseBoardProfile(board, Probe{}, &unused, &chosenBy);
-    }
+    if (Status s = checkBoardName(board); !s) return s;
     const Probe p = probeMachine();
     BoardLimits limits;
     const Status boardStatus = p.gpu ? resolveBoard(board, p, &limits) : Status{};

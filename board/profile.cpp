@@ -114,6 +114,13 @@ const BoardProfile* findBoardProfile(std::string_view name) {
     return nullptr;
 }
 
+Status checkBoardName(std::string_view name) {
+    if (name.empty() || name == "auto" || findBoardProfile(name)) return {};
+    const BoardProfile* unused = nullptr;
+    std::string chosenBy;
+    return chooseBoardProfile(name, Probe{}, &unused, &chosenBy);
+}
+
 Status chooseBoardProfile(std::string_view requested, const Probe& probe, const BoardProfile** profile,
                           std::string* chosenBy) {
     std::string name(requested);

@@ -33,6 +33,10 @@ struct BoardLimits : gles::GpuLimits {
 Status chooseBoardProfile(std::string_view requested, const Probe& probe, const BoardProfile** profile,
                           std::string* chosenBy);
 
+/// A board option's value checked before anything is probed: empty, auto or a profile's name;
+/// else chooseBoardProfile's error naming the value and the names.
+Status checkBoardName(std::string_view name);
+
 /// Applies a profile to a probe. A profile that needs what the machine lacks (a GPU at all, a
 /// GLES version, compute shaders, float render targets) is an error naming the capability.
 Status applyBoardProfile(const BoardProfile& profile, const Probe& probe, BoardLimits* limits);

@@ -16,6 +16,15 @@ Status validateFrameFormat(const FrameFormat& format, int maxDimension) {
     return {};
 }
 
+Status parseBackendKind(std::string_view name, BackendKind* out) {
+    const auto kind = fromNick(kBackendKinds, name);
+    if (!kind)
+        return Status::error("unknown backend '" + std::string(name) +
+                             "' (expected auto, cpu, reference, gles-compute or gles-fragment)");
+    *out = *kind;
+    return {};
+}
+
 std::string describeBytes(std::size_t bytes) {
     if (bytes < 1024) return std::to_string(bytes) + " B";
     char text[32];

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "core/chain.h"
 #include "core/gpu_forms.h"
@@ -54,6 +55,10 @@ std::string describeBytes(std::size_t bytes);
 
 /// Largest width or height any backend accepts; GPU backends lower it to their texture limit.
 inline constexpr int kMaxDimension = 1 << 15;
+
+/// A backend's name (auto, cpu, reference, gles-compute, gles-fragment), or an error naming it and
+/// the names (the tool's --backend, the Python module's backend=).
+Status parseBackendKind(std::string_view name, BackendKind* out);
 
 /// Checks a frame size against [1, maxDimension] with a message that names the bad value.
 Status validateFrameFormat(const FrameFormat& format, int maxDimension = kMaxDimension);

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
+#include "board/backend_choice.h"
 #ifdef STRIATE_HAVE_GLES
-#include "board/probe.h"
 #include "board/profile.h"
 #endif
 
@@ -22,18 +22,11 @@ Status Filter::make(const std::string& chain, const std::string& backend, const 
                     std::int64_t maxPixels, std::unique_ptr<Filter>* out) {
     auto f = std::make_unique<Filter>();
     if (Status s = parseChain(chain, &f->chain_); !s) return s;
-    const auto kind = fromNick(kBackendKinds, backend);
-    if (!kind)
-        return Status::error("unknown backend '" + backend + "' (expected auto, cpu, reference, gles-compute or gles-fragment)");
+    if (Status s = parseBackendKind(backend, &f->kind_); !s) return s;
 #ifdef STRIATE_HAVE_GLES
-    if (!board.empty() && board != "auto" && !findBoardProfile(board)) {
-        const BoardProfile* unused = nullptr;
-        std::string chosenBy;
-        return chooseBoardProfile(board, Probe{}, &unused, &chosenBy);
-    }
+    if (Status s = checkBoardName(board); !s) return s;
 #endif
     if (maxPixels < 1) return Status::error("max_pixels=" + std::to_string(maxPixels) + " is not a positive integer");
-    f->kind_ = *kind;
     f->options_ = BackendOptions{threads, board};
     f->maxPixels_ = maxPixels;
     *out = std::move(f);
@@ -66,14 +59,11 @@ Status Filter::run(const FrameSource& frame, const Destination& to, std::vector<
         convert(frame, &luma_);
         luma = luma_.view();
     }
-    Status s = runOn(*backend_, luma, to);
-    if (s || !backend_->runsOnGpu()) return s;
-    // A GPU backend that fails on the frame (a shader the driver could not compile, a lost
-    // context): one warning, and this frame and the next on the cpu, as `striate filter` does.
-    warnings->push_back(s.message() + "; using the cpu backend");
-    std::string unused;
-    if (Status c = startBackend(BackendKind::Cpu, options_, chain_, format_, &backend_, &unused); !c) return c;
-    return runOn(*backend_, luma, to);
+    std::string warning;
+    const Status s = runWithCpuFallback(
+        &backend_, options_, chain_, format_, [&](Backend& b) { return runOn(b, luma, to); }, &warning);
+    if (!warning.empty()) warnings->push_back(warning);
+    return s;
 }
 
 Status Filter::runOn(Backend& backend, ImageView<const std::uint8_t> luma, const Destination& to) {

@@ -111,6 +111,12 @@ void convert(const FrameSource& f, Image<std::uint8_t>* plane) {
     }
 }
 
+std::vector<std::string> layoutNames() {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : kLayouts) names.push_back(name);
+    return names;
+}
+
 bool overlaps(const ArrayDesc& a, const ArrayDesc& b) {
     auto extent = [](const ArrayDesc& d) {
         std::ptrdiff_t lo = 0, hi = d.itemsize;

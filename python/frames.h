@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/image.h"
 #include "core/status.h"
@@ -18,6 +19,8 @@ enum class Layout { Gray, Yuv420, Rgb, Bgr, Rgba, Bgra };
 
 /// "gray", "yuv420", "rgb", "bgr", "rgba", "bgra"; an unknown name is an error listing them.
 Status layoutOf(const std::string& name, Layout* out);
+/// Those names, in that order.
+std::vector<std::string> layoutNames();
 
 /// A numpy array as the module sees it: its element size, dimensions and byte strides.
 struct ArrayDesc {

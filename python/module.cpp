@@ -218,8 +218,10 @@ PYBIND11_MODULE(striate, m) {
     }
     m.attr("stages") = stages;
     m.attr("examples") = examples;  // every stage's example chains: each method and output
-    m.attr("backends") = py::make_tuple("auto", "cpu", "reference", "gles-compute", "gles-fragment");
-    m.attr("layouts") = py::make_tuple("gray", "yuv420", "rgb", "bgr", "rgba", "bgra");
+    py::list backends;
+    for (const auto& e : kBackendKinds) backends.append(e.nick);
+    m.attr("backends") = py::tuple(backends);
+    m.attr("layouts") = py::tuple(py::cast(python::layoutNames()));
     m.attr("DEFAULT_MAX_PIXELS") = io::kDefaultMaxPixels;
 
     py::class_<python::Filter>(m, "Filter", R"(A chain of stages on one backend.

@@ -133,9 +133,7 @@ int runFilter(int argc, char** argv) {
             if (!value(&a.raw)) return usageError("--raw needs a file name");
         } else if (arg == "--backend") {
             if (!value(&v)) return usageError("--backend needs a value");
-            auto kind = fromNick(kBackendKinds, v);
-            if (!kind) return usageError("unknown backend '" + v + "' (expected auto, cpu, reference, gles-compute or gles-fragment)");
-            a.backend = *kind;
+            if (Status s = parseBackendKind(v, &a.backend); !s) return usageError(s.message());
         } else if (arg == "--board") {
             if (!value(&a.board)) return usageError("--board needs a value");
         } else if (arg == "--threads") {
@@ -181,15 +179,12 @@ int runFilter(int argc, char** argv) {
     if (Status s = startBackend(a.backend, BackendOptions{a.threads, a.board}, chain, format, &backend, &fallback); !s)
         return usageError(s.message());
     if (!fallback.empty()) std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", fallback.c_str());
-    // One run of the frame on the backend: a GPU backend that fails on it (a shader the driver
-    // could not compile, a lost context) gives one warning, and the frame runs on the cpu.
+    // One run of the frame; a GPU backend that fails on it gives one warning and the cpu runs it.
     auto run = [&](const auto& frame) {
-        Status s = frame(*backend);
-        if (s || !backend->runsOnGpu()) return s;
-        std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", s.message().c_str());
-        if (Status c = startBackend(BackendKind::Cpu, BackendOptions{a.threads, a.board}, chain, format, &backend, &fallback); !c)
-            return c;
-        return frame(*backend);
+        std::string warning;
+        Status s = runWithCpuFallback(&backend, BackendOptions{a.threads, a.board}, chain, format, frame, &warning);
+        if (!warning.empty()) std::fprintf(stderr, "striate: warning: %s\n", warning.c_str());
+        return s;
     };
     // OUT is the backend's 8-bit output, the codes the elements give (process8: a real output),
     // or the magnitude of a complex one through process(); --raw is process()'s float output.
