@@ -45,7 +45,7 @@ Status ComputeBackend::create(const GpuLimits& limits, std::unique_ptr<ComputeBa
     {
         const Current current(*b);
         if (!current.status()) return current.status();
-        b->redReadback_ = probeRedReadback();
+        b->redReadback_ = probeRedReadback(info.pixelStore);
     }
     *out = std::move(b);
     return {};
@@ -183,10 +183,8 @@ Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainO
     if (!failure_) return failure_;
     if (plan_.result >= 0) {
         glBindFramebuffer(GL_FRAMEBUFFER, resultFbo_);
-        glPixelStorei(GL_PACK_ALIGNMENT, 4);
-        glPixelStorei(GL_PACK_ROW_LENGTH, static_cast<GLint>(real_.stride()));
-        glReadPixels(0, 0, W, H, GL_RED, GL_FLOAT, real_.data());
-        glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+        readPixels(info_.pixelStore, 0, 0, W, H, GL_RED, GL_FLOAT, real_.data(),
+                   HostRows{static_cast<int>(real_.stride()), 4});
         *out = output(false);
         return glStatus("while processing a frame");
     }

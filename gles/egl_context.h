@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "gles/pixel_store.h"
 
 namespace striate::gles {
 
@@ -12,6 +13,7 @@ struct ContextInfo {
     std::string platform;  ///< "surfaceless", "gbm <node>" or "device"
     int major = 0;         ///< GLES version of the context
     int minor = 0;
+    PixelStoreSupport pixelStore;  ///< filled by the backend with the context current
 };
 
 /// A headless OpenGL ES context through EGL: the first display that initialises among the Mesa

@@ -17,13 +17,13 @@ const std::array<float, 256>& unitValues() {
     return table;
 }
 
-bool probeRedReadback() {
+bool probeRedReadback(const PixelStoreSupport& pixelStore) {
     GLint framebuffer = 0;
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);  // the caller's, in a shared context
     GLuint texture = 0, fbo = 0;
     glGenTextures(1, &texture);
     glBindTexture(GL_TEXTURE_2D, texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, 4, 4, 0, GL_RED, GL_FLOAT, nullptr);
+    allocateTexture(pixelStore, GL_TEXTURE_2D, GL_R32F, 4, 4, GL_RED, GL_FLOAT);
     glGenFramebuffers(1, &fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
@@ -82,6 +82,7 @@ Status GlesBackend::createContext() {
     info_ = ctx_->info();
     const Current current(*this);
     if (!current.status()) return current.status();
+    info_.pixelStore = probePixelStore(info_.major);
     cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
     driverLog_.install();
     return {};
@@ -93,6 +94,7 @@ Status GlesBackend::adoptCurrentContext() {
     if (std::sscanf(version, "OpenGL ES %d.%d", &info_.major, &info_.minor) != 2)
         return Status::error(std::string(name()) + " needs an OpenGL ES context; the current one is '" + version + "'");
     info_.platform = "shared";
+    info_.pixelStore = probePixelStore(info_.major);
     shared_ = true;
     cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
     return {};
@@ -152,7 +154,7 @@ Status GlesBackend::glStatus(const char* during) const {
 }
 
 namespace {
-/// Rows per glTexSubImage2D of uploadUnitValues().
+/// Rows per upload of uploadUnitValues().
 constexpr int kUploadRows = 32;
 } // namespace
 
@@ -165,8 +167,6 @@ void GlesBackend::resetOutputs(bool complex, bool unitBand) {
 void GlesBackend::uploadUnitValues(ImageView<const std::uint8_t> luma) {
     const std::array<float, 256>& unit = unitValues();
     const int W = luma.width, H = luma.height;
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);  // GLES 3: the bands are tight, whatever a caller left set
     for (int y0 = 0; y0 < H; y0 += kUploadRows) {
         const int rows = std::min(kUploadRows, H - y0);
         for (int y = 0; y < rows; ++y) {
@@ -174,7 +174,7 @@ void GlesBackend::uploadUnitValues(ImageView<const std::uint8_t> luma) {
             float* out = &unitBand_[static_cast<std::size_t>(y) * W];
             for (int x = 0; x < W; ++x) out[x] = unit[in[x]];
         }
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, W, rows, GL_RED, GL_FLOAT, unitBand_.data());
+        uploadPixels(info_.pixelStore, GL_TEXTURE_2D, 0, y0, W, rows, GL_RED, GL_FLOAT, unitBand_.data());
     }
 }
 

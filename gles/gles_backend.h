@@ -34,7 +34,7 @@ const std::array<float, 256>& unitValues();
 
 /// Whether an R32F texture completes a framebuffer and reads back as GL_RED / GL_FLOAT in the
 /// current context (4 bytes a pixel; else a float result is read as RGBA or through a buffer).
-bool probeRedReadback();
+bool probeRedReadback(const PixelStoreSupport& pixelStore);
 
 /// The name of a GL error code ("GL_INVALID_OPERATION"), for messages.
 const char* glErrorName(unsigned error);

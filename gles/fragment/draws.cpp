@@ -96,7 +96,7 @@ void FragmentBackend::runSteps() {
         const Plane& p = plan_.planes[plane];
         glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
         dst->resize(static_cast<std::size_t>(4) * p.width * p.height);
-        glReadPixels(0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
+        readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
     };
     for (const DrawStep& step : plan_.steps) {
         if (!step.repeatUntilStable) {

@@ -36,10 +36,10 @@ namespace {
 /// A w x h texture of `internalFormat` attached to a new framebuffer (bound), for probing.
 struct ProbeTarget {
     GLuint texture = 0, fbo = 0;
-    ProbeTarget(GLenum internalFormat, GLenum format, GLenum type) {
+    ProbeTarget(const PixelStoreSupport& pixelStore, GLenum internalFormat, GLenum format, GLenum type) {
         glGenTextures(1, &texture);
         glBindTexture(GL_TEXTURE_2D, texture);
-        glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(internalFormat), 4, 4, 0, format, type, nullptr);
+        allocateTexture(pixelStore, GL_TEXTURE_2D, internalFormat, 4, 4, format, type);
         glGenFramebuffers(1, &fbo);
         glBindFramebuffer(GL_FRAMEBUFFER, fbo);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
@@ -78,7 +78,7 @@ void FragmentBackend::init() {
             releaseGl();
         }
         // A real float result read back from R32F, where the driver reads it as GL_RED / GL_FLOAT.
-        caps_.redReadback = probeRedReadback();
+        caps_.redReadback = probeRedReadback(info_.pixelStore);
     }
     // The hysteresis's stencil buffer on the class planes: STENCIL_INDEX8 alone (GLES 2.0
     // core), else packed depth and stencil (GLES 3.0 core, OES_packed_depth_stencil on GLES 2.0:
@@ -90,7 +90,7 @@ void FragmentBackend::init() {
     std::vector<std::pair<GLenum, std::vector<unsigned>>> options{{GL_STENCIL_INDEX8, {GL_STENCIL_ATTACHMENT}}};
     if (packedDepthStencil) options.push_back({GL_DEPTH24_STENCIL8, {GL_DEPTH_ATTACHMENT, GL_STENCIL_ATTACHMENT}});
     for (const auto& [format, attachments] : options) {
-        const ProbeTarget classes(GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE);
+        const ProbeTarget classes(info_.pixelStore, GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE);
         GLuint rb = 0;
         glGenRenderbuffers(1, &rb);
         glBindRenderbuffer(GL_RENDERBUFFER, rb);
@@ -147,7 +147,6 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
 
 Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
     const int W = format_.width, H = format_.height;
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glBindTexture(GL_TEXTURE_2D, plan_.planes[plan_.luma].texture);
     if (packed_) {
         // GLES 2.0 has no unpack row length: strided rows are copied tight first.
@@ -157,11 +156,10 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
             for (int y = 0; y < H; ++y) std::memcpy(&lumaUpload_[static_cast<std::size_t>(y) * W], luma.row(y), W);
             pixels = lumaUpload_.data();
         }
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE, pixels);
+        uploadPixels(info_.pixelStore, GL_TEXTURE_2D, 0, 0, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE, pixels, HostRows{0, 1});
     } else {
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, static_cast<GLint>(luma.stride));
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, W, H, GL_RED, GL_UNSIGNED_BYTE, luma.data);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        uploadPixels(info_.pixelStore, GL_TEXTURE_2D, 0, 0, W, H, GL_RED, GL_UNSIGNED_BYTE, luma.data,
+                     HostRows{static_cast<int>(luma.stride), 1});
     }
 
     beginDraws();
@@ -169,10 +167,8 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     // The result: decoded on the host exactly as the shaders decode.
     if (plan_.redResult > 0) {
         glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plan_.redResult].fbo);
-        glPixelStorei(GL_PACK_ALIGNMENT, 4);
-        glPixelStorei(GL_PACK_ROW_LENGTH, static_cast<GLint>(real_.stride()));
-        glReadPixels(0, 0, W, H, GL_RED, GL_FLOAT, real_.data());
-        glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+        readPixels(info_.pixelStore, 0, 0, W, H, GL_RED, GL_FLOAT, real_.data(),
+                   HostRows{static_cast<int>(real_.stride()), 4});
         *out = output(false);
         return glStatus("while processing a frame");
     }
@@ -185,7 +181,7 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         glBindFramebuffer(GL_FRAMEBUFFER, readFbo_);
         for (int j = 0; j < 4; ++j) {
             glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, p.texture, 0, j);
-            glReadPixels(0, 0, p.width, p.height, GL_RGBA, GL_FLOAT, readbackF_.data());
+            readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_FLOAT, readbackF_.data());
             for (int t = 0; t < p.height; ++t)
                 if (const int y = 4 * t + j; y < H)
                     std::copy_n(&readbackF_[static_cast<std::size_t>(t) * 4 * p.width], W, real_.row(y));
@@ -193,8 +189,8 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         *out = output(false);
         return glStatus("while processing a frame");
     }
-    if (packed_) glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, readback8_.data());
-    else glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, readbackF_.data());
+    if (packed_) readPixels(info_.pixelStore, 0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, readback8_.data());
+    else readPixels(info_.pixelStore, 0, 0, W, H, GL_RGBA, GL_FLOAT, readbackF_.data());
     for (int y = 0; y < H; ++y)
         for (int x = 0; x < W; ++x) {
             const std::size_t i = 4 * (static_cast<std::size_t>(y) * W + x);

@@ -83,16 +83,17 @@ void FragmentBackend::makePlane(int i) {
     if (p.kind != Plane::Kind::Borrowed) {
         glGenTextures(1, &p.texture);
         glBindTexture(target, p.texture);
+        const PixelStoreSupport& store = info_.pixelStore;
         switch (p.kind) {
-        case Plane::Kind::Rgba8: glTexImage2D(target, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr); break;
-        case Plane::Kind::Rgba32f: glTexImage2D(target, 0, GL_RGBA32F, W, H, 0, GL_RGBA, GL_FLOAT, nullptr); break;
-        case Plane::Kind::Rg32f: glTexImage2D(target, 0, GL_RG32F, W, H, 0, GL_RG, GL_FLOAT, nullptr); break;
-        case Plane::Kind::Layers: glTexImage3D(target, 0, GL_RGBA32F, W, H, 4, 0, GL_RGBA, GL_FLOAT, nullptr); break;
+        case Plane::Kind::Rgba8: allocateTexture(store, target, GL_RGBA, W, H, GL_RGBA, GL_UNSIGNED_BYTE); break;
+        case Plane::Kind::Rgba32f: allocateTexture(store, target, GL_RGBA32F, W, H, GL_RGBA, GL_FLOAT); break;
+        case Plane::Kind::Rg32f: allocateTexture(store, target, GL_RG32F, W, H, GL_RG, GL_FLOAT); break;
+        case Plane::Kind::Layers: allocateTexture(store, target, GL_RGBA32F, W, H, GL_RGBA, GL_FLOAT, 4); break;
         case Plane::Kind::Luma:
-            if (packed_) glTexImage2D(target, 0, GL_LUMINANCE, W, H, 0, GL_LUMINANCE, GL_UNSIGNED_BYTE, nullptr);
-            else glTexImage2D(target, 0, GL_R8, W, H, 0, GL_RED, GL_UNSIGNED_BYTE, nullptr);
+            if (packed_) allocateTexture(store, target, GL_LUMINANCE, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE);
+            else allocateTexture(store, target, GL_R8, W, H, GL_RED, GL_UNSIGNED_BYTE);
             break;
-        case Plane::Kind::R32f: glTexImage2D(target, 0, GL_R32F, W, H, 0, GL_RED, GL_FLOAT, nullptr); break;
+        case Plane::Kind::R32f: allocateTexture(store, target, GL_R32F, W, H, GL_RED, GL_FLOAT); break;
         case Plane::Kind::Borrowed: break;
         }
         nearestClamped(target);

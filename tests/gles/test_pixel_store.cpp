@@ -1,0 +1,143 @@
+// gles-fragment in a context its owner shares (as GstGL's), whose pixel-store state is anything
+// but the default: alignments, row lengths, skips and, on GLES 3, bound pixel pack and unpack
+// buffers too small for any frame. Every upload, read-back and texture allocation must set what it
+// relies on (gles/pixel_store.h): the results equal a clean context's, and the owner finds its
+// state as it left it. (The elements in GstGL's own context: tests/pipeline/test_gl_memory.cpp.)
+#include <GLES3/gl3.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "board/backend_choice.h"
+#include "core/chain.h"
+#include "gles/egl_context.h"
+#include "gles/fragment/fragment_backend.h"
+#include "tests/support/gles_env.h"
+#include "tests/support/inputs.h"
+
+namespace striate {
+namespace {
+
+struct StoreValue {
+    GLenum name;
+    GLint messy;
+    bool es3;  // a GLES 3.0 parameter
+};
+constexpr std::array<StoreValue, 8> kStore{{
+    {GL_PACK_ALIGNMENT, 8, false},
+    {GL_UNPACK_ALIGNMENT, 2, false},
+    {GL_PACK_ROW_LENGTH, 1000, true},
+    {GL_PACK_SKIP_ROWS, 3, true},
+    {GL_PACK_SKIP_PIXELS, 5, true},
+    {GL_UNPACK_ROW_LENGTH, 1000, true},
+    {GL_UNPACK_SKIP_ROWS, 3, true},
+    {GL_UNPACK_SKIP_PIXELS, 5, true},
+}};
+
+/// The owner's state: set in the current context, and read back as it stands.
+struct OwnerState {
+    bool es3;
+    GLuint pack = 0, unpack = 0;  // pixel buffers (GLES 3)
+
+    explicit OwnerState(bool gles3) : es3(gles3) {}
+    void leave() {
+        for (const StoreValue& v : kStore)
+            if (es3 || !v.es3) glPixelStorei(v.name, v.messy);
+        if (!es3) return;
+        glGenBuffers(1, &pack);
+        glGenBuffers(1, &unpack);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, pack);
+        glBufferData(GL_PIXEL_PACK_BUFFER, 16, nullptr, GL_STREAM_READ);  // a pointer taken as an offset fails
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpack);
+        glBufferData(GL_PIXEL_UNPACK_BUFFER, 16, nullptr, GL_STREAM_DRAW);
+    }
+    /// What differs from what leave() set, or "".
+    std::string changed() const {
+        std::string s;
+        for (const StoreValue& v : kStore) {
+            if (!es3 && v.es3) continue;
+            GLint value = -1;
+            glGetIntegerv(v.name, &value);
+            if (value != v.messy) s += " 0x" + std::to_string(v.name) + "=" + std::to_string(value);
+        }
+        if (es3) {
+            GLint p = 0, u = 0;
+            glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &p);
+            glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &u);
+            if (static_cast<GLuint>(p) != pack || static_cast<GLuint>(u) != unpack) s += " the pixel buffer bindings";
+        }
+        return s;
+    }
+    void clean() {
+        for (const StoreValue& v : kStore)
+            if (es3 || !v.es3) glPixelStorei(v.name, v.name == GL_PACK_ALIGNMENT || v.name == GL_UNPACK_ALIGNMENT ? 4 : 0);
+        if (!es3) return;
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        glDeleteBuffers(1, &pack);
+        glDeleteBuffers(1, &unpack);
+    }
+};
+
+constexpr FrameFormat kFormat{61, 37};
+
+/// Two frames of `chain` through a gles-fragment made in the current context under `choice`, from
+/// a strided input (the upload's row length), as the float output the read-back gives.
+std::vector<float> runInCurrentContext(const BackendChoice& choice, const Chain& chain) {
+    const FrameFormat format = kFormat;
+    std::unique_ptr<gles::FragmentBackend> b;
+    const Status started = startInCurrentContext(choice, chain, format, &b);
+    EXPECT_TRUE(started) << started.message();
+    if (!b) return {};
+    const Image<std::uint8_t> scene = test::scene(test::Size{format.width + 3, format.height});  // rows 3 longer
+    const ImageView<const std::uint8_t> luma{scene.data(), format.width, format.height, scene.stride()};
+    std::vector<float> values;
+    for (int frame = 0; frame < 2; ++frame) {
+        ChainOutput out;
+        const Status s = b->process(luma, &out);
+        EXPECT_TRUE(s) << formatChain(chain) << ": " << s.message();
+        if (!s) return {};
+        for (int y = 0; y < format.height; ++y)
+            for (int x = 0; x < format.width; ++x) values.push_back(out.real.at(x, y));
+    }
+    return values;
+}
+
+class PixelStore : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PixelStore, TransfersIgnoreAndKeepTheOwnersState) {
+    if (!test::expectsGles()) GTEST_SKIP() << "no GLES context in this environment";
+    std::unique_ptr<gles::EglContext> ctx;
+    ASSERT_TRUE(gles::EglContext::create(&ctx));
+    Chain chain;
+    ASSERT_TRUE(parseChain(GetParam(), &chain));
+    for (const char* board : {"host", "rpi3"}) {  // float planes (GLES 3) and packed 8-bit ones
+        // chooseBackend probes the machine with a context of its own the first time: outside ours.
+        BackendChoice choice;
+        ASSERT_TRUE(chooseBackend(BackendKind::GlesFragment, BackendOptions{0, board}, chain, kFormat,
+                                  Placement::CurrentContext, &choice));
+        ASSERT_TRUE(ctx->makeCurrent());
+        OwnerState owner(ctx->info().major >= 3);
+        const std::vector<float> clean = runInCurrentContext(choice, chain);
+        owner.leave();
+        const std::vector<float> messy = runInCurrentContext(choice, chain);
+        EXPECT_EQ(owner.changed(), "") << board << ": the owner's state was not put back";
+        EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+        owner.clean();
+        ctx->release();
+        ASSERT_FALSE(clean.empty());
+        EXPECT_TRUE(messy == clean) << board << ", " << GetParam() << ": the results differ from a clean context's";
+    }
+}
+
+// A read-back of the result (float as R32F or RGBA, packed RGBA8), of a complex result, and the
+// hysteresis's class reads between its draws.
+INSTANTIATE_TEST_SUITE_P(Chains, PixelStore,
+                         ::testing::Values("blur sigma=2", "gabor sigma=3 wavelength=8 output=complex",
+                                           "edges sigma=2", "threshold"));
+
+} // namespace
+} // namespace striate
