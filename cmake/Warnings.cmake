@@ -18,6 +18,10 @@ if(STRIATE_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
+  # AddressSanitizer's default options, compiled into every executable of the build (so a test, a
+  # fuzzer or `build-san/bin/striate` run by hand get them): cmake/asan_defaults.c says why.
+  target_sources(striate_warnings INTERFACE
+                 $<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:${CMAKE_CURRENT_LIST_DIR}/asan_defaults.c>)
 endif()
 
 if(STRIATE_SANITIZE_THREAD)
