@@ -21,10 +21,8 @@ else
     launch=(gst-launch-1.0)
     inspect=(gst-inspect-1.0)
 fi
-failures=0
-mark=$SECONDS
-pass() { echo "ok ($((SECONDS - mark)) s): $1"; mark=$SECONDS; }
-fail() { echo "FAIL ($((SECONDS - mark)) s): $1"; failures=$((failures + 1)); mark=$SECONDS; }
+# shellcheck source=tests/scripts/checks.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../scripts/checks.sh"
 # A cross build runs every section, on fewer frames and formats: llvmpipe under qemu-user is 30 to
 # 40 times slower than native (docs/boards.md, "Cross tests"). pick NATIVE CROSS.
 cross=${STRIATE_EMULATOR:+yes}
@@ -333,5 +331,4 @@ for line in "${lines[@]}"; do
     fi
 done
 
-echo "$failures failed"
-[ "$failures" -eq 0 ]
+finish

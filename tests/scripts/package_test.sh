@@ -19,9 +19,8 @@ build=$(realpath "$1")
 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+# shellcheck source=tests/scripts/checks.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/checks.sh"
 
 cpack --config "$build/CPackConfig.cmake" -B "$work/dist" >cpack.txt 2>&1 || { cat cpack.txt; echo "FAIL: cpack"; exit 1; }
 debs=("$work"/dist/striate_*.deb)
@@ -183,5 +182,4 @@ print('striate', striate.__version__, 'auto', p.get('auto'), len(rows), 'rows', 
     fi
 fi
 
-echo "$failures failed"
-[ "$failures" -eq 0 ]
+finish

@@ -13,9 +13,8 @@ standin=$(realpath "$3")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+# shellcheck source=tests/scripts/checks.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/checks.sh"
 export STRIATE_BUILD="$build" FRAMES=12 SIZE=160x120
 
 # shellcheck source=scripts/source.sh
@@ -75,4 +74,4 @@ for want in auto libcamera; do
     pass "SOURCE=$want: libcamerasrc chosen, 12 frames at 160x120 through both branches" ||
     fail "SOURCE=$want: $(grep -E '^(source|caps|edges branch)' "camera-$want.txt")"
 done
-[ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
+finish

@@ -13,9 +13,8 @@ striate() {
     if [ -n "${memlimit:-}" ]; then (ulimit -v "$memlimit" && exec "${emulator[@]}" "$bin" "$@"); else "${emulator[@]}" "$bin" "$@"; fi
 }
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+# shellcheck source=tests/scripts/checks.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../scripts/checks.sh"
 
 # A 40x30 PGM test image (gradient plus a bright square) and a colour PPM.
 python3 - <<'PY' || { echo "python3 needed"; exit 1; }
@@ -247,5 +246,4 @@ else
     expect_error "bench without OpenCV" "striate bench needs" bench
 fi
 
-echo "$failures failed"
-[ "$failures" -eq 0 ]
+finish

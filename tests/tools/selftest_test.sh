@@ -13,9 +13,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 read -r -a emulator <<<"${STRIATE_EMULATOR:-}"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export XDG_CACHE_HOME=$work/cache
-failures=0
-pass() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+# shellcheck source=tests/scripts/checks.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../scripts/checks.sh"
 only=()
 [ ${#emulator[@]} -gt 0 ] && only=(--backend cpu --no-measure)
 
@@ -87,7 +86,7 @@ if [ ${#emulator[@]} -eq 0 ] && "${launch[@]}" gst-inspect-1.0 striateedges >/de
         fail "element auto: $(grep active-backend launch.txt)"
 fi
 
-[ ${#emulator[@]} -gt 0 ] && { echo "$failures failed"; [ "$failures" -eq 0 ]; exit; }  # the rest is no matter of the target
+[ ${#emulator[@]} -gt 0 ] && finish  # the rest is no matter of the target
 
 # A corrupted golden: the reference no longer matches it; exit 1 naming the case.
 cp -r "$here/../data" data
@@ -118,5 +117,4 @@ fi
 "$bin" selftest --backend gpu >out.txt 2>err.txt
 [ $? -eq 2 ] && grep -q "unknown backend 'gpu'" err.txt && pass "usage error: exit 2" || fail "usage error"
 
-echo "$failures failed"
-[ "$failures" -eq 0 ]
+finish
