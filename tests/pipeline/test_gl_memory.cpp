@@ -209,6 +209,7 @@ RunResult runLine(const std::string& line) {
     GstBus* bus = gst_element_get_bus(pipeline);
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     bool failed = false;
+    std::vector<GstSample*> samples;
     auto drainBus = [&] {
         while (GstMessage* m = gst_bus_pop_filtered(bus, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
             GError* e = nullptr;
@@ -232,6 +233,13 @@ RunResult runLine(const std::string& line) {
             }
             continue;
         }
+        samples.push_back(sample);
+        r.idlePolls = 0;
+    }
+    drainBus();
+    // Mapped once the stream has ended: a map can make GstGL download the frame then, in its
+    // context, and that must not fall between the state the line leaves and the element's work.
+    for (GstSample* sample : samples) {
         GstMapInfo map;
         GstBuffer* buffer = gst_sample_get_buffer(sample);
         if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
@@ -240,9 +248,7 @@ RunResult runLine(const std::string& line) {
         }
         gst_sample_unref(sample);
         ++r.frames;
-        r.idlePolls = 0;
     }
-    drainBus();
     gst_object_unref(bus);
     if (GstElement* e = gst_bin_get_by_name(GST_BIN(pipeline), "under_test")) {
         gchar* backend = nullptr;
