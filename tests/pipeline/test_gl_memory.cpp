@@ -10,6 +10,7 @@
 #include <gst/gl/gl.h>
 #include <gst/gl/gstglfuncs.h>
 #include <gst/gst.h>
+#include <gst/video/video.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -185,7 +186,7 @@ std::string caseName(const ::testing::TestParamInfo<GlCase>& info) {
 }
 
 struct RunResult {
-    std::vector<guint8> bytes;  // every frame's, as gldownload gives them (rows padded to 4 bytes)
+    std::vector<guint8> bytes;  // every frame's pixels, row after row
     int frames = 0;
     std::string messages;  // warnings and errors on the bus
     std::string backend;   // the element's active-backend
@@ -239,12 +240,19 @@ RunResult runLine(const std::string& line) {
     drainBus();
     // Mapped once the stream has ended: a map can make GstGL download the frame then, in its
     // context, and that must not fall between the state the line leaves and the element's work.
+    // A frame's pixels only: the bytes that pad its rows are whatever the download left there.
     for (GstSample* sample : samples) {
-        GstMapInfo map;
-        GstBuffer* buffer = gst_sample_get_buffer(sample);
-        if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
-            r.bytes.insert(r.bytes.end(), map.data, map.data + map.size);
-            gst_buffer_unmap(buffer, &map);
+        GstVideoInfo info;
+        GstVideoFrame frame;
+        if (gst_video_info_from_caps(&info, gst_sample_get_caps(sample)) &&
+            gst_video_frame_map(&frame, &info, gst_sample_get_buffer(sample), GST_MAP_READ)) {
+            const auto* data = static_cast<const guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
+            const int rowBytes = GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, 0);
+            for (int y = 0; y < GST_VIDEO_FRAME_HEIGHT(&frame); ++y) {
+                const guint8* row = data + y * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
+                r.bytes.insert(r.bytes.end(), row, row + rowBytes);
+            }
+            gst_video_frame_unmap(&frame);
         }
         gst_sample_unref(sample);
         ++r.frames;
