@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,7 +62,9 @@ struct OwnerState {
             if (!es3 && v.es3) continue;
             GLint value = -1;
             glGetIntegerv(v.name, &value);
-            if (value != v.messy) s += " 0x" + std::to_string(v.name) + "=" + std::to_string(value);
+            char name[16];
+            std::snprintf(name, sizeof name, " 0x%04X=", v.name);
+            if (value != v.messy) s += name + std::to_string(value);
         }
         if (es3) {
             GLint p = 0, u = 0;

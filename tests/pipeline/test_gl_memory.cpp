@@ -2,8 +2,9 @@
 // test-only element (striateglstate) leaves pack and unpack alignment and row length set in
 // GstGL's context before the element under test, as GstGL 1.26's download leaves
 // GL_PACK_ROW_LENGTH behind; a second one after it checks that the element put all of it back.
-// (Skips and bound pixel buffers are left to tests/gles/test_pixel_store.cpp: kStore says why.) The output must equal the same line's in a clean context, with no warning (a GL error
-// would have sent the frame to the cpu). Runs in the sanitizer build and under valgrind
+// (Skips and bound pixel buffers are left to tests/gles/test_pixel_store.cpp: kStore says why.)
+// The output must equal the same line's in a clean context, with no warning (a GL error would
+// have sent the frame to the cpu). Runs in the sanitizer build and under valgrind
 // (docs/testing.md): before the fix the hysteresis read-back wrote four times its buffer's size.
 #include <gst/app/gstappsink.h>
 #include <gst/base/gstbasetransform.h>
@@ -50,13 +51,20 @@ constexpr std::array<StoreValue, 4> kStore{{
 struct GlStateElement {
     GstBaseTransform parent;
     gboolean check;
-    gchar* mismatch;        // what check found wrong, for the test to read
+    gchar* mismatch;  // what check found wrong, for the test to read
 };
 struct GlStateElementClass {
     GstBaseTransformClass parent;
 };
 
 G_DEFINE_TYPE(GlStateElement, gl_state_element, GST_TYPE_BASE_TRANSFORM)
+
+/// "0x0D02": a GL name as the headers write it.
+std::string glName(GLenum name) {
+    char text[16];
+    g_snprintf(text, sizeof text, "0x%04X", name);
+    return text;
+}
 
 bool has(GstGLContext* context, const StoreValue& v) {
     if (!v.rows || gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 0)) return true;
@@ -76,7 +84,7 @@ void checkAndCleanState(GstGLContext* context, gpointer data) {
         if (!has(context, v)) continue;
         GLint value = -1;
         gl->GetIntegerv(v.name, &value);
-        if (value != v.messy) wrong += " 0x" + std::to_string(v.name) + "=" + std::to_string(value);
+        if (value != v.messy) wrong += " " + glName(v.name) + "=" + std::to_string(value);
         gl->PixelStorei(v.name, v.clean);  // GstGL's own transfers after us assume the defaults
     }
     if (!wrong.empty() && !self->mismatch) self->mismatch = g_strdup(wrong.c_str());
@@ -258,20 +266,19 @@ RunResult runLine(const std::string& line) {
         ++r.frames;
     }
     gst_object_unref(bus);
-    if (GstElement* e = gst_bin_get_by_name(GST_BIN(pipeline), "under_test")) {
-        gchar* backend = nullptr;
-        g_object_get(e, "active-backend", &backend, nullptr);
-        r.backend = backend ? backend : "";
-        g_free(backend);
-        gst_object_unref(e);
-    }
-    if (GstElement* e = gst_bin_get_by_name(GST_BIN(pipeline), "check")) {
-        gchar* mismatch = nullptr;
-        g_object_get(e, "mismatch", &mismatch, nullptr);
-        r.mismatch = mismatch ? mismatch : "";
-        g_free(mismatch);
-        gst_object_unref(e);
-    }
+    auto stringProperty = [&](const char* element, const char* property) {
+        std::string value;
+        if (GstElement* e = gst_bin_get_by_name(GST_BIN(pipeline), element)) {
+            gchar* text = nullptr;
+            g_object_get(e, property, &text, nullptr);
+            value = text ? text : "";
+            g_free(text);
+            gst_object_unref(e);
+        }
+        return value;
+    };
+    r.backend = stringProperty("under_test", "active-backend");
+    r.mismatch = stringProperty("check", "mismatch");
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(sink);
     gst_object_unref(pipeline);
