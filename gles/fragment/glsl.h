@@ -45,4 +45,20 @@ inline bool fits(const ShaderCost& c, const ShaderCost& budget) {
            c.uniforms <= budget.uniforms && (budget.wideFetches == 0 || c.wideFetches <= budget.wideFetches);
 }
 
+/// The largest n in [lo, hi] for which fitsAt(n) holds, or lo - 1 where none does. fitsAt must
+/// be monotone: a shader with more taps, rows or columns never costs less. A bisection writes
+/// log2(hi - lo) candidate shaders where counting down wrote up to hi - lo of them, each of up to
+/// hundreds of lines (a Gabor line of 177 taps planned 31 pairs a pass by writing ~150 shaders
+/// for each pass: 56 s of one chain's planning under qemu).
+template <class FitsAt> int largestFitting(int lo, int hi, FitsAt fitsAt) {
+    if (hi < lo) return lo - 1;
+    if (fitsAt(hi)) return hi;
+    int yes = lo - 1, no = hi;  // the answer lies in [yes, no)
+    while (no - yes > 1) {
+        const int mid = yes + (no - yes) / 2;
+        (fitsAt(mid) ? yes : no) = mid;
+    }
+    return yes;
+}
+
 } // namespace striate::gles

@@ -26,10 +26,9 @@ FragmentPlanner::Value FragmentPlanner::directGaussian(double sigma, int axis, c
     // Too many taps for one shader: the cascade identity G_a G_b = G_sqrt(a^2 + b^2) splits sigma
     // into n equal passes whose radius fits (ALGORITHMS.md 2.1), reading planes of the output's
     // format (the costlier decode when packed).
-    int fitting = R - 1;
-    while (fitting >= 1 && !fits(directShader(!packed_, fitting / kGaussianTruncation, fitting, axis, out, out, 0).cost,
-                                 limits_.budget))
-        --fitting;
+    const int fitting = largestFitting(1, R - 1, [&](int radius) {
+        return fits(directShader(!packed_, radius / kGaussianTruncation, radius, axis, out, out, 0).cost, limits_.budget);
+    });
     if (fitting < 1) {
         fail("gles-fragment: not even one Gaussian tap pair fits the board's budget");
         return in;
@@ -126,9 +125,9 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
         }
         Value acc;
         for (int first = 0; first < taps && failure_;) {
-            int end = taps - 1;
-            while (end > first && !fits(boxTapsShader(!packed_, box, first, end, axis, shift, v.format, out).cost, limits_.budget))
-                --end;
+            const int end = largestFitting(first + 1, taps - 1, [&](int e) {
+                return fits(boxTapsShader(!packed_, box, first, e, axis, shift, v.format, out).cost, limits_.budget);
+            });  // first alone where no more fit
             const FragmentShader shader = boxTapsShader(!packed_, box, first, end, axis, shift, v.format, out);
             std::vector<Value> inputs{v};
             if (first > 0) inputs.push_back(acc);
@@ -156,15 +155,9 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
     // grows with them; found by bisection).
     std::vector<FragmentShader> columns;
     for (int e0 = -R; e0 <= R + 3;) {
-        int lo = e0 - 1, hi = R + 3;  // the last row that fits lies in (lo, hi]
-        if (!fits(quadRowsColumnsShader(!packed_, what, q, e0, hi, tiled).cost, limits_.budget)) {
-            while (hi - lo > 1) {
-                const int mid = lo + (hi - lo) / 2;
-                if (fits(quadRowsColumnsShader(!packed_, what, q, e0, mid, tiled).cost, limits_.budget)) lo = mid;
-                else hi = mid;
-            }
-            hi = lo;
-        }
+        const int hi = largestFitting(e0, R + 3, [&](int row) {
+            return fits(quadRowsColumnsShader(!packed_, what, q, e0, row, tiled).cost, limits_.budget);
+        });
         if (hi < e0) return {};
         columns.push_back(quadRowsColumnsShader(!packed_, what, q, e0, hi, tiled));
         e0 = hi + 1;

@@ -70,8 +70,10 @@ FragmentPlanner::Value FragmentPlanner::section(const CascadeFloat& cf, int axis
         return sectionShader(!packed_, axis, anticausal, first, width, real, in.format, out, border.format, out);
     };
     // The widest strip, up to the unroll limit, whose shaders (first and carried) fit the budget.
-    int S = std::max(1, std::min(limits_.unrollLimit, N));
-    while (S > 1 && !(fits(shaderFor(true, S).cost, limits_.budget) && fits(shaderFor(false, S).cost, limits_.budget))) --S;
+    const int S = std::max(1, largestFitting(2, std::min(limits_.unrollLimit, N), [&](int width) {
+                                  return fits(shaderFor(true, width).cost, limits_.budget) &&
+                                         fits(shaderFor(false, width).cost, limits_.budget);
+                              }));
     if (options_.recursiveForm == RecursiveForm::Block)
         return blockSection(poles[k], gains[k], axis, anticausal, S, real, in, anticausal ? border : in, out);
     const C steady = gains[k] / (1.0 - poles[k]);
@@ -177,11 +179,10 @@ FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis
                             : tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, out);
         };
         int count = R - k0 + 1;
-        bool withTail = tail != nullptr;
-        while (count > 0 && !fits(shader(count, withTail).cost, limits_.budget)) {
-            --count;
-            withTail = false;  // the tail goes with the last pair only
-        }
+        const bool withTail = tail != nullptr && fits(shader(count, true).cost, limits_.budget);
+        if (!withTail)  // the tail goes with the last pair only
+            count = largestFitting(1, tail ? count - 1 : count,
+                                   [&](int n) { return fits(shader(n, false).cost, limits_.budget); });
         if (count == 0 && !centre) {
             fail("gles-fragment: not even one tap pair of " + what + " fits the board's budget");
             break;

@@ -3,6 +3,8 @@
 // no-display run includes these tests).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "board/profile.h"
@@ -46,6 +48,28 @@ void expectWellFormed(const gles::FragmentPlan& plan, const char* board) {
                 EXPECT_LT(in, static_cast<int>(plan.planes.size()));
                 // Planes shared by the pool never make a draw read its own target.
                 EXPECT_NE(in, d.target) << plan.shaders[d.shader].name << " reads the plane it draws into";
+            }
+        }
+}
+
+TEST(Planner, LargestFittingFindsWhatCountingDownFoundInLogarithmicTries) {
+    // Every boundary of a monotone test over ranges of every length up to 200, empty ones
+    // included: the answer counting down from hi gave, in at most 2 + log2(length) tests.
+    for (int lo : {-3, 0, 1, 5})
+        for (int length = 0; length <= 200; ++length) {
+            const int hi = lo + length - 1;
+            for (int boundary = lo - 1; boundary <= hi; ++boundary) {
+                int tries = 0;
+                const int found = gles::largestFitting(lo, hi, [&](int n) {
+                    ++tries;
+                    EXPECT_GE(n, lo);
+                    EXPECT_LE(n, hi);
+                    return n <= boundary;
+                });
+                int counted = hi;
+                while (counted >= lo && counted > boundary) --counted;
+                ASSERT_EQ(found, counted) << "lo " << lo << " hi " << hi << " boundary " << boundary;
+                EXPECT_LE(tries, 2 + static_cast<int>(std::log2(std::max(1, length))));
             }
         }
 }
