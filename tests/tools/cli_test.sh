@@ -101,6 +101,11 @@ expect_error "bad output name" "must end in .png or .pgm" filter in.pgm o.jpg --
 expect_error "unknown backend" "unknown backend 'gpu'" filter in.pgm o.png --chain blur --backend gpu
 expect_error "unknown option" "unknown option '--fast'" filter in.pgm o.png --chain blur --fast
 expect_error "bad threads" "--threads '0'" filter in.pgm o.png --chain blur --threads 0
+expect_error "bad frames" "--frames '0'" filter in.pgm o.png --chain blur --frames 0
+# --frames runs the chain on the image again from the same backend: the last frame's output is the first's.
+expect_ok "edges once" filter in.pgm f1.png --chain "blur sigma=2 ! edges" --backend cpu
+expect_ok "edges on 3 frames" filter in.pgm f3.png --chain "blur sigma=2 ! edges" --backend cpu --frames 3
+cmp -s f1.png f3.png && pass "3 frames end as 1 does" || fail "3 frames end as 1 does: f1.png and f3.png differ"
 # One set of rules with the elements (issue 16, finding 9): their ranges, decimal numbers only,
 # nothing given twice.
 expect_error "orientation=1e30" "orientation=1e+30 is outside [-360, 360]" filter in.pgm o.png --chain "gabor orientation=1e30"

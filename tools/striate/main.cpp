@@ -71,6 +71,9 @@ options:
   --threads N       cpu backend threads (default: one per hardware thread)
   --max-pixels N    refuse larger inputs, from their header, before reading them (default
                     67108864 = 8192x8192; at most 32768x32768)
+  --frames N        run the chain on the image N times (default 1), as on N frames of a stream
+                    from one started backend; OUT holds the last. For profiling: the work of one
+                    frame is the difference between N and 1 (scripts/cpu_estimate.py)
   --explain         print the parsed chain and the kernels or GPU passes that run it, after the
                     frame: a GPU backend adds each program's statistics as the driver's compiler
                     reported them (Mesa's vc4 and v3d on a Pi; llvmpipe reports none)
@@ -102,6 +105,7 @@ struct FilterArgs {
     std::string in, out, chain, raw, board;
     BackendKind backend = BackendKind::Auto;
     int threads = 0;
+    int frames = 1;
     std::int64_t maxPixels = io::kDefaultMaxPixels;
     bool explain = false;
     bool chainGiven = false;
@@ -142,6 +146,12 @@ int runFilter(int argc, char** argv) {
             long n = std::strtol(v.c_str(), &end, 10);
             if (v.empty() || *end || n < 1 || n > 256) return usageError("--threads '" + v + "' is not an integer in 1..256");
             a.threads = static_cast<int>(n);
+        } else if (arg == "--frames") {
+            if (!value(&v)) return usageError("--frames needs a value");
+            char* end = nullptr;
+            long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || n < 1 || n > 100000) return usageError("--frames '" + v + "' is not an integer in 1..100000");
+            a.frames = static_cast<int>(n);
         } else if (arg == "--max-pixels") {
             if (!value(&v)) return usageError("--max-pixels needs a value");
             char* end = nullptr;
@@ -192,8 +202,10 @@ int runFilter(int argc, char** argv) {
     Image<std::uint8_t> out8(format.width, format.height);
     const Output8 to8{out8.data(), out8.stride(), 1, chain.encoding()};
     const bool real = !chain.complexOutput();
-    Status processed = real ? run([&](Backend& b) { return b.process8(luma.view(), to8); })
-                            : run([&](Backend& b) { return b.process(luma.view(), &result); });
+    Status processed;
+    for (int frame = 0; frame < a.frames && (frame == 0 || processed); ++frame)
+        processed = real ? run([&](Backend& b) { return b.process8(luma.view(), to8); })
+                         : run([&](Backend& b) { return b.process(luma.view(), &result); });
     // The frame's passes ran for the first time: what the driver compiled is known now (a GPU
     // backend's explain() then lists its statistics).
     if (a.explain) {
@@ -223,8 +235,11 @@ platform; GLES 3.1, 3.0 or 2.0) and prints what it offers: version, renderer, ma
 compute limits, the float formats that really complete a framebuffer, shader precision; and the
 board's device-tree model and the CPU's SIMD path. A machine without a GPU context says why.
 Then the board profile (--board, else STRIATE_BOARD, else the device-tree model, else host) applied
-to what was probed, and the backend `auto` picks. A profile that needs what this machine lacks is
-an error naming the capability (exit status 2).
+to what was probed, and the backend `auto` picks (for --chain's chain when given). A profile that
+needs what this machine lacks is an error naming the capability (exit status 2). On a Pi board
+(rpi3, rpi4, rpi5) also the board's estimates, GPU and cpu, for chains ending in each kind of
+stage, and which is the lower: what `auto` follows on that board's own GPU until `striate
+selftest` has measured (docs/boards.md).
 
 With --chain: the memory each backend's plan of that chain holds at --size (default 1920x1080)
 on this board: GPU memory (textures, buffers, renderbuffers) and host memory (planes, scratch).
