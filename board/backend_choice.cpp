@@ -5,9 +5,11 @@
 #include <system_error>
 #include <thread>
 
+#include "core/params.h"
 #include "cpu/neon/cpu_backend.h"
 #include "cpu/reference/reference.h"
 #ifdef STRIATE_HAVE_GLES
+#include "board/estimates.h"
 #include "board/measured.h"
 #include "board/probe.h"
 #include "board/profile.h"
@@ -66,13 +68,27 @@ Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptio
 } // namespace
 
 #ifdef STRIATE_HAVE_GLES
-BackendKind autoRule(const Probe& probe, const BoardLimits& limits, std::string* reason) {
+std::vector<BackendKind> boardBackends(const BoardLimits& limits) {
+    std::vector<BackendKind> allowed = {BackendKind::Cpu, BackendKind::GlesFragment};
+    if (limits.compute) allowed.push_back(BackendKind::GlesCompute);
+    return allowed;
+}
+
+BackendKind autoRule(const Probe& probe, const BoardLimits& limits, const Chain* chain, std::string* reason) {
     if (probe.softwareRenderer) {
         *reason = probe.renderer + " is a software renderer: it runs on the same cores as the cpu backend, several "
                   "times slower";
         return BackendKind::Cpu;
     }
     const std::string board = "board '" + limits.profile + "'";
+    std::string sums;
+    if (const auto lowest = fastestMeasured(boardEstimates(limits.profile), chain, boardBackends(limits), &sums)) {
+        *reason = "the lower estimate on " + board + " for " +
+                  (chain && !chain->stages.empty() ? "chains ending in " + std::string(stageName(chain->stages.back()))
+                                                   : std::string("the main chains")) +
+                  " (" + sums + ", summed over the sizes; board/estimates.tsv, docs/boards.md)";
+        return *lowest;
+    }
     if (limits.compute) {
         *reason = board + " has GLES 3.1 compute shaders";
         return BackendKind::GlesCompute;
@@ -95,16 +111,14 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
     if (Status s = resolveBoard(options.board, probe, &limits); !s) return s;
     const std::string path = measurementsPath(limits.profile, probe.renderer);
     Measurements measured;
-    std::vector<BackendKind> allowed = {BackendKind::Cpu, BackendKind::GlesFragment};
-    if (limits.compute) allowed.push_back(BackendKind::GlesCompute);
     std::string sums;
     if (readMeasurements(path, &measured))
-        if (const auto fastest = fastestMeasured(measured, chain, allowed, &sums)) {
+        if (const auto fastest = fastestMeasured(measured, chain, boardBackends(limits), &sums)) {
             *kind = *fastest;
             *reason = "measured fastest on board '" + limits.profile + "' by striate selftest (" + sums + "; " + path + ")";
             return {};
         }
-    *kind = autoRule(probe, limits, reason);
+    *kind = autoRule(probe, limits, chain, reason);
     *reason += " (rule: nothing measured in " + path + "; striate selftest measures)";
     return {};
 #else

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "board/profile.h"
 #include "core/backend.h"
@@ -31,8 +32,9 @@ struct BackendChoice {
 };
 
 /// The one backend choice (DESIGN.md), for `chain` and `format`: `auto` follows autoBackend (what
-/// selftest measured fastest here, else autoRule: cpu on a software renderer, else gles-compute
-/// where the board profile has compute, else gles-fragment). Errors are for the caller's input: an
+/// selftest measured fastest here, else autoRule: cpu on a software renderer, else the lower of
+/// the board's estimates, else gles-compute where the board profile has compute, else
+/// gles-fragment). Errors are for the caller's input: an
 /// unknown or unsatisfiable board, a chain or frame size no backend accepts. With
 /// Placement::CurrentContext the choice is gles-fragment (auto or gles-fragment asked for) under
 /// the board's limits, or an error naming why it cannot run there (no GPU, another backend asked
@@ -70,10 +72,16 @@ Status runWithCpuFallback(std::unique_ptr<Backend>* backend, const BackendOption
 Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string* reason, const Chain* chain = nullptr);
 
 #ifdef STRIATE_HAVE_GLES
-/// auto's rule on a probed machine under a board profile: cpu where the renderer is a software
-/// one (Mesa llvmpipe or softpipe run on the same cores, several times slower than the cpu
-/// backend); else gles-compute where the board has compute shaders, else gles-fragment.
-BackendKind autoRule(const Probe& probe, const BoardLimits& limits, std::string* reason);
+/// The backends a board runs: cpu, gles-fragment, and gles-compute where it has compute shaders.
+std::vector<BackendKind> boardBackends(const BoardLimits& limits);
+
+/// auto's rule on a probed machine under a board profile, for `chain` (the main chains when
+/// null): cpu where the renderer is a software one (Mesa llvmpipe or softpipe run on the same
+/// cores, several times slower than the cpu backend); else the backend with the lower estimate
+/// for chains ending in the same kind of stage on that board (board/estimates.h: rpi3, rpi4,
+/// rpi5), summed over the sizes estimated; else gles-compute where the board has compute
+/// shaders, else gles-fragment.
+BackendKind autoRule(const Probe& probe, const BoardLimits& limits, const Chain* chain, std::string* reason);
 
 #endif
 

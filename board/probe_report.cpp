@@ -1,10 +1,13 @@
 #include "board/probe_report.h"
 
 #include <memory>
+#include <set>
 
 #include "board/backend_choice.h"
+#include "board/estimates.h"
 #include "board/probe.h"
 #include "board/profile.h"
+#include "core/params.h"
 
 namespace striate {
 namespace {
@@ -38,6 +41,30 @@ void probeMemory(const std::string& board, const Chain& chain, const FrameFormat
     out->json += ", \"memory\": " + object + "}}";
 }
 
+/// The board's estimates (board/estimates.h), one line per kind of last stage: each backend's sum
+/// over the sizes estimated, and the lower, which `auto` takes on that board's own GPU.
+void probeEstimates(const BoardLimits& limits, ProbeReport* out) {
+    const Measurements estimates = boardEstimates(limits.profile);
+    if (estimates.timings.empty()) return;
+    out->text += "estimates on board '" + limits.profile +
+                 "' (not measurements: a frame, summed over the sizes estimated; board/estimates.tsv, docs/boards.md):\n";
+    std::string json;
+    std::set<std::string> seen;
+    for (const Timing& t : estimates.timings) {
+        Chain chain;
+        if (!parseChain(t.chain, &chain) || chain.stages.empty()) continue;
+        const std::string kind = stageName(chain.stages.back());
+        std::string sums;
+        if (!seen.insert(kind).second) continue;
+        const auto lowest = fastestMeasured(estimates, &chain, boardBackends(limits), &sums);
+        if (!lowest) continue;
+        out->text += "  chains ending in " + kind + ": " + sums + ": " + nickOf(kBackendKinds, *lowest) + " is the lower\n";
+        json += std::string(json.empty() ? "" : ", ") + jsonString(kind) + ": {\"lower\": " +
+                jsonString(nickOf(kBackendKinds, *lowest)) + ", \"sums\": " + jsonString(sums) + "}";
+    }
+    out->json += ", \"estimates\": {" + json + "}";
+}
+
 } // namespace
 
 Status probeReport(const std::string& board, const Chain* chain, const FrameFormat& format, ProbeReport* out) {
@@ -47,7 +74,7 @@ Status probeReport(const std::string& board, const Chain* chain, const FrameForm
     const Status boardStatus = p.gpu ? resolveBoard(board, p, &limits) : Status{};
     BackendKind kind = BackendKind::Cpu;
     std::string reason;
-    const Status autoStatus = boardStatus ? autoBackend(BackendOptions{0, board}, &kind, &reason) : boardStatus;
+    const Status autoStatus = boardStatus ? autoBackend(BackendOptions{0, board}, &kind, &reason, chain) : boardStatus;
     *out = ProbeReport{formatProbe(p), "{\"probe\": " + formatProbeJson(p)};
     if (p.gpu && boardStatus) {
         out->text += formatBoardLimits(limits);
@@ -58,6 +85,7 @@ Status probeReport(const std::string& board, const Chain* chain, const FrameForm
         out->json += std::string(", \"auto\": ") + jsonString(nickOf(kBackendKinds, kind)) +
                      ", \"auto_reason\": " + jsonString(reason);
     }
+    if (p.gpu && boardStatus) probeEstimates(limits, out);
     if (chain && boardStatus) probeMemory(board, *chain, format, out);
     out->json += "}";
     return boardStatus;

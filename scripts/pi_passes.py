@@ -3,7 +3,10 @@
 through `striate filter --explain` (the arm64 build) under qemu with Mesa's noop DRM shim, each
 pass with what the Pi's real compiler reported for its program, and a per-frame estimate.
 
-    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR > docs/pi-passes.md
+    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR [--tsv FILE] > docs/pi-passes.md
+
+--tsv also writes one row per board, backend, chain and size: the estimate in ms (for
+scripts/estimates.py, which makes board/estimates.tsv, the table `auto` follows).
 
 The estimate is not a measurement: nothing executes under the shim. Per pass it takes the larger
 of two bounds, issue (ceil(items / 16) x instructions x 4 clocks / (QPUs x clock): a QPU runs a
@@ -30,8 +33,8 @@ BOARDS = [
     ("v3d71", "rpi5", ["gles-compute", "gles-fragment"], 8, 800, 2,
      "V3D 7.1: 800 MHz; QPU and TMU counts assumed equal to the Pi 4's (not known here)"),
 ]
-CHAINS = ["edges", "gabor sigma=4 wavelength=8 orientations=6", "blur sigma=2", "blur sigma=8"]
-SIZES = [(1280, 720), (1920, 1080)]
+CHAINS = ["edges", "gabor sigma=4 wavelength=8 orientations=6", "blur sigma=2", "blur sigma=8", "threshold"]
+SIZES = [(1280, 720), (640, 480), (1920, 1080)]  # the first is the one explained
 
 
 def png(path, w, h):
@@ -123,10 +126,19 @@ def passes(text, w, h):
 
 
 def main():
-    build, sysroot, pi = sys.argv[1:4]
+    args = sys.argv[1:]
+    tsv = None
+    if "--tsv" in args:
+        at = args.index("--tsv")
+        tsv = open(args[at + 1], "w")
+        del args[at:at + 2]
+    build, sysroot, pi = args[:3]
     work = tempfile.mkdtemp()
-    print("| board | backend | chain | passes | largest pass (instructions, threads) | estimate 1280x720 | estimate 1920x1080 |")
-    print("|---|---|---|---|---|---|---|")
+    if tsv:
+        tsv.write("board\tbackend\tchain\tsize\tms\n")
+    print("| board | backend | chain | passes | largest pass (instructions, threads) | "
+          + " | ".join("estimate %dx%d" % s for s in SIZES) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(SIZES))
     notes = []
     details = []
     for gpu, board, backends, qpus, mhz, tmus, note in BOARDS:
@@ -154,9 +166,11 @@ def main():
                                 board, backend, chain, name, items, fetches, inst, threads, max(issue, texture) * 1e3,
                                 "issue" if issue >= texture else "texture"))
                     est.append(total * 1e3)
+                    if tsv:
+                        tsv.write("%s\t%s\t%s\t%dx%d\t%.2f\n" % (board, backend, chain, w, h, total * 1e3))
                 big = max(rows, key=lambda r: r[3])
-                print("| %s | %s | `%s` | %d | %s: %d, %d | %.1f ms | %.1f ms |" % (
-                    board, backend, chain, len(rows), big[0], big[3], big[4], est[0], est[1]))
+                print("| %s | %s | `%s` | %d | %s: %d, %d | %s |" % (
+                    board, backend, chain, len(rows), big[0], big[3], big[4], " | ".join("%.1f ms" % e for e in est)))
                 sys.stdout.flush()
     print()
     print("\n".join(notes))

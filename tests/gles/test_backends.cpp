@@ -216,9 +216,9 @@ TEST(Auto, PicksFromTheContextTheBoardAndTheRenderer) {
     gpu.softwareRenderer = false;
     BoardLimits limits;
     ASSERT_TRUE(resolveBoard("host", gpu, &limits));
-    EXPECT_EQ(autoRule(gpu, limits, &reason), hasCompute() ? BackendKind::GlesCompute : BackendKind::GlesFragment) << reason;
+    EXPECT_EQ(autoRule(gpu, limits, nullptr, &reason), hasCompute() ? BackendKind::GlesCompute : BackendKind::GlesFragment) << reason;
     ASSERT_TRUE(resolveBoard("tight", gpu, &limits));
-    EXPECT_EQ(autoRule(gpu, limits, &reason), BackendKind::GlesFragment) << reason;
+    EXPECT_EQ(autoRule(gpu, limits, nullptr, &reason), BackendKind::GlesFragment) << reason;
     EXPECT_NE(reason.find("board 'tight' has GLES 2.0 without compute shaders"), std::string::npos) << reason;
 }
 
