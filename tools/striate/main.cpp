@@ -127,6 +127,17 @@ int runFilter(int argc, char** argv) {
             return true;
         };
         std::string v;
+        long long n = 0;
+        // This option's value as an integer in 1..most, or the usage error that names it.
+        auto integer = [&](long long most, long long* out) -> std::string {
+            if (!value(&v)) return arg + " needs a value";
+            char* end = nullptr;
+            errno = 0;
+            *out = std::strtoll(v.c_str(), &end, 10);
+            if (v.empty() || *end || errno || *out < 1 || *out > most)
+                return arg + " '" + v + "' is not an integer in 1.." + std::to_string(most);
+            return "";
+        };
         if (arg == "-h" || arg == "--help") {
             std::fputs((kFilterHelp + describeStages(2) + kFilterHelpEnd).c_str(), stdout);
             return 0;
@@ -141,25 +152,14 @@ int runFilter(int argc, char** argv) {
         } else if (arg == "--board") {
             if (!value(&a.board)) return usageError("--board needs a value");
         } else if (arg == "--threads") {
-            if (!value(&v)) return usageError("--threads needs a value");
-            char* end = nullptr;
-            long n = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end || n < 1 || n > 256) return usageError("--threads '" + v + "' is not an integer in 1..256");
+            if (const std::string e = integer(256, &n); !e.empty()) return usageError(e);
             a.threads = static_cast<int>(n);
         } else if (arg == "--frames") {
-            if (!value(&v)) return usageError("--frames needs a value");
-            char* end = nullptr;
-            long n = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end || n < 1 || n > 100000) return usageError("--frames '" + v + "' is not an integer in 1..100000");
+            if (const std::string e = integer(100000, &n); !e.empty()) return usageError(e);
             a.frames = static_cast<int>(n);
         } else if (arg == "--max-pixels") {
-            if (!value(&v)) return usageError("--max-pixels needs a value");
-            char* end = nullptr;
-            errno = 0;
-            const long long n = std::strtoll(v.c_str(), &end, 10);
-            const long long most = static_cast<long long>(kMaxDimension) * kMaxDimension;
-            if (v.empty() || *end || errno || n < 1 || n > most)
-                return usageError("--max-pixels '" + v + "' is not an integer in 1.." + std::to_string(most));
+            if (const std::string e = integer(static_cast<long long>(kMaxDimension) * kMaxDimension, &n); !e.empty())
+                return usageError(e);
             a.maxPixels = n;
         } else if (arg == "--explain") {
             a.explain = true;
