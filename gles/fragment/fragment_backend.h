@@ -119,6 +119,7 @@ private:
     // processTexture: the borrowed input texture, an RGBA8 plane of its luma (in texel.r), and the
     // borrowed output texture with a framebuffer of ours.
     int inputPlane_ = -1, importPlane_ = -1, outputPlane_ = -1;
+    int copyPlane_ = -1;  // the encode's target where the output texture renders to nothing (GLES 2.0 luminance)
     std::deque<std::pair<std::string, Draw>> textureDrawCache_;  // textureDraw(): a deque keeps references valid
 };
 

@@ -135,7 +135,7 @@ void FragmentBackend::releaseGl() {
     stencil_.renderbuffer = 0;
     plan_ = FragmentPlan{};
     programs_.clear();
-    inputPlane_ = importPlane_ = outputPlane_ = -1;
+    inputPlane_ = importPlane_ = outputPlane_ = copyPlane_ = -1;
     textureDrawCache_.clear();
 }
 

@@ -129,8 +129,17 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     target.texture = out.texture;
     glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out.texture, 0);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-        fail("gles-fragment: the output texture cannot be rendered to (framebuffer incomplete)");
+    // GLES 2.0 renders to no LUMINANCE texture, which is what GstGL makes for GRAY8 there without
+    // EXT_texture_rg (VideoCore IV: Pi 0-3). The whole-texture encodes then go into a plane of our
+    // own and glCopyTexSubImage2D copies its red into the luminance (GLES 2.0 3.7.2: RGBA to L).
+    const bool copyOut = glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE;
+    if (copyOut && out.channel >= 0)
+        fail("gles-fragment: the output texture cannot be rendered to (framebuffer incomplete), and channel " +
+             std::to_string(out.channel) + " of it cannot be written alone by a copy");
+    if (copyOut && copyPlane_ < 0) {
+        copyPlane_ = planner().newPlane(Plane::Kind::Rgba8, W, H);
+        makePlane(copyPlane_);
+    }
 
     // 1. The channel (or the BT.601 luma, as lumaOf() rounds it) as 8-bit codes in texel.r of an
     //    RGBA8 plane: what the chain's first passes read from the luma plane (Luma8 and Float
@@ -169,7 +178,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     const bool sixteen = out.bits == 16;
     const Draw& encode = textureDraw(
         std::string(runChain ? "encode " : "copy ") + glslFloat(encoding.offset) + " " + glslFloat(encoding.scale) +
-            (sixteen ? " 16" : " 8"),
+            (sixteen ? " 16" : " 8") + (copyOut ? " into our plane" : ""),
         [&] {
             const Value result = !runChain             ? Value{importPlane_, PlaneFormat{PlaneKind::Luma8, false, 1, true}}
                                  : plan_.redResult > 0 ? Value{plan_.redResult, PlaneFormat{}}
@@ -186,7 +195,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
             if (sixteen) encoder.line("float hi = floor(code / 256.0);", 2);
             return planner().makeDraw(encoder.finishRaw(sixteen ? "vec4((code - 256.0 * hi) / 255.0, hi / 255.0, 0.0, 1.0)"
                                                       : "vec4(code / 255.0)"),
-                            {result}, Value{outputPlane_, {}},
+                            {result}, Value{copyOut ? copyPlane_ : outputPlane_, {}},
                             {{"u_encode", {static_cast<float>(encoding.offset), static_cast<float>(encoding.scale), 0, 0}}});
         });
     if (!failure_) return failure_;
@@ -230,6 +239,12 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     if (out.channel >= 0) glColorMask(out.channel == 0, out.channel == 1, out.channel == 2, out.channel == 3);
     run(encode);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    if (copyOut) {
+        glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[copyPlane_].fbo);
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_2D, out.texture);
+        glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, W, H);
+    }
     input.texture = 0;  // borrowed: releaseGl() must not delete them
     target.texture = 0;
     glBindFramebuffer(GL_FRAMEBUFFER, target.fbo);

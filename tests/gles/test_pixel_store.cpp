@@ -6,6 +6,7 @@
 #include <GLES3/gl3.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <memory>
@@ -141,6 +142,83 @@ TEST_P(PixelStore, TransfersIgnoreAndKeepTheOwnersState) {
 INSTANTIATE_TEST_SUITE_P(Chains, PixelStore,
                          ::testing::Values("blur sigma=2", "gabor sigma=3 wavelength=8 output=complex",
                                            "edges sigma=2", "threshold"));
+
+/// The R of each texel of `texture` (RGBA8, renderable), read through a framebuffer of its own.
+std::vector<std::uint8_t> redOf(GLuint texture, int w, int h) {
+    GLuint fbo = 0;
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    std::vector<std::uint8_t> rgba(static_cast<std::size_t>(4) * w * h), red;
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    for (std::size_t i = 0; i < rgba.size(); i += 4) red.push_back(rgba[i]);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    return red;
+}
+
+GLuint texture(GLenum format, int w, int h, const void* pixels) {
+    GLuint t = 0;
+    glGenTextures(1, &t);
+    glBindTexture(GL_TEXTURE_2D, t);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(format), w, h, 0, format, GL_UNSIGNED_BYTE, pixels);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    return t;
+}
+
+/// GRAY8 in GstGL's memory is a LUMINANCE texture where the context has no RG textures (GLES 2.0
+/// on VideoCore IV), and GLES renders to no LUMINANCE texture: the result goes into a plane of
+/// gles-fragment's own and is copied in. It must equal the result drawn into a renderable RGBA8
+/// texture, code for code.
+TEST(TextureFrames, ALuminanceTargetTakesTheResultByCopy) {
+    if (!test::expectsGles()) GTEST_SKIP() << "no GLES context in this environment";
+    std::unique_ptr<gles::EglContext> ctx;
+    ASSERT_TRUE(gles::EglContext::create(&ctx));
+    Chain chain;
+    ASSERT_TRUE(parseChain("edges sigma=2", &chain));
+    BackendChoice choice;
+    ASSERT_TRUE(chooseBackend(BackendKind::GlesFragment, BackendOptions{0, "rpi3"}, chain, kFormat, Placement::CurrentContext,
+                              &choice));
+    ASSERT_TRUE(ctx->makeCurrent());
+    const int w = kFormat.width, h = kFormat.height;
+    {
+        std::unique_ptr<gles::FragmentBackend> b;
+        ASSERT_TRUE(startInCurrentContext(choice, chain, kFormat, &b));
+        const Image<std::uint8_t> scene = test::scene(test::Size{w, h});
+        std::vector<std::uint8_t> tight;
+        for (int y = 0; y < h; ++y) tight.insert(tight.end(), scene.row(y), scene.row(y) + w);
+        const GLuint in = texture(GL_LUMINANCE, w, h, tight.data());
+        const GLuint rgba = texture(GL_RGBA, w, h, nullptr), luminance = texture(GL_LUMINANCE, w, h, nullptr),
+                     copied = texture(GL_RGBA, w, h, nullptr);
+        GLuint fbo = 0;
+        glGenFramebuffers(1, &fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, luminance, 0);
+        const bool renderable = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        glDeleteFramebuffers(1, &fbo);
+        if (renderable) GTEST_SKIP() << "this context renders to LUMINANCE textures: no copy to test";
+        const gles::FragmentBackend::TextureFrame frame{in, w, h, gles::FragmentBackend::TextureFrame::Source::Red};
+        const Status drawn = b->processTexture(frame, {rgba, -1, 8}, Encoding{});
+        ASSERT_TRUE(drawn) << drawn.message();
+        const Status copiedIn = b->processTexture(frame, {luminance, -1, 8}, Encoding{});
+        ASSERT_TRUE(copiedIn) << copiedIn.message();
+        // Read the luminance back through a copy of it into RGBA8 (its R is L).
+        const Status out = b->copyTexture({luminance, w, h, gles::FragmentBackend::TextureFrame::Source::Red}, {copied, -1, 8});
+        ASSERT_TRUE(out) << out.message();
+        const std::vector<std::uint8_t> expected = redOf(rgba, w, h);
+        EXPECT_EQ(redOf(copied, w, h), expected);
+        EXPECT_GT(std::count(expected.begin(), expected.end(), 255), 0) << "no edges in the scene: nothing compared";
+        for (GLuint t : {in, rgba, luminance, copied}) glDeleteTextures(1, &t);
+        EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+    }
+    ctx->release();
+}
 
 } // namespace
 } // namespace striate
