@@ -73,18 +73,14 @@ bool PassReport::failed() const {
 
 namespace {
 
-void GL_APIENTRY onMessage(GLenum source, GLenum type, GLuint, GLenum, GLsizei length, const GLchar* text,
-                           const void* self) {
-    const std::string_view m = length >= 0 ? std::string_view(text, static_cast<std::size_t>(length)) : std::string_view(text);
-    static_cast<DriverLog*>(const_cast<void*>(self))->message(source, type, m);
-}
-
 using Callback = void(GL_APIENTRY*)(GLDEBUGPROCKHR, const void*);
 using Control = void(GL_APIENTRY*)(GLenum, GLenum, GLenum, GLsizei, const GLuint*, GLboolean);
+using GetPointer = void(GL_APIENTRY*)(GLenum, void**);
 
 struct Entry {
     Callback callback = nullptr;
     Control control = nullptr;
+    GetPointer getPointer = nullptr;
 };
 
 /// GLES 3.2's core entry points, else GL_KHR_debug's (suffixed KHR on GLES).
@@ -96,37 +92,70 @@ Entry entryPoints() {
     if (major > 3 || (major == 3 && minor >= 2)) {
         e.callback = reinterpret_cast<Callback>(eglGetProcAddress("glDebugMessageCallback"));
         e.control = reinterpret_cast<Control>(eglGetProcAddress("glDebugMessageControl"));
+        e.getPointer = reinterpret_cast<GetPointer>(eglGetProcAddress("glGetPointerv"));
     }
     const char* extensions = reinterpret_cast<const char*>(glGetString(GL_EXTENSIONS));
     if ((!e.callback || !e.control) && extensions && std::strstr(extensions, "GL_KHR_debug")) {
         e.callback = reinterpret_cast<Callback>(eglGetProcAddress("glDebugMessageCallbackKHR"));
         e.control = reinterpret_cast<Control>(eglGetProcAddress("glDebugMessageControlKHR"));
+        e.getPointer = reinterpret_cast<GetPointer>(eglGetProcAddress("glGetPointervKHR"));
     }
     return e;
 }
 
 } // namespace
 
-bool DriverLog::install() {
+namespace {
+
+void GL_APIENTRY onMessage(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length, const GLchar* text,
+                           const void* self) {
+    const auto* log = static_cast<const DriverLog*>(self);
+    const std::string_view m = length >= 0 ? std::string_view(text, static_cast<std::size_t>(length)) : std::string_view(text);
+    const_cast<DriverLog*>(log)->message(source, type, m);
+    log->forward(source, type, id, severity, length, text);
+}
+
+} // namespace
+
+void DriverLog::forward(unsigned source, unsigned type, unsigned id, unsigned severity, int length, const char* text) const {
+    // In a shared context the owner's callback (GstGL's) hears every message as before.
+    if (previous_.callback)
+        reinterpret_cast<GLDEBUGPROCKHR>(previous_.callback)(source, type, id, severity, length, text, previous_.user);
+}
+
+bool DriverLog::install(bool shared) {
     const Entry e = entryPoints();
-    if (!e.callback || !e.control) return false;
+    if (!e.callback || !e.control || (shared && !e.getPointer)) return false;
+    previous_ = Previous{};
+    if (shared) {
+        // Someone else's context (GstGL's, which may keep a callback of its own): remember its
+        // callback and switches, chain onto the callback, and put all back at uninstall().
+        e.getPointer(GL_DEBUG_CALLBACK_FUNCTION_KHR, &previous_.callback);
+        e.getPointer(GL_DEBUG_CALLBACK_USER_PARAM_KHR, &previous_.user);
+        previous_.output = glIsEnabled(GL_DEBUG_OUTPUT_KHR);
+        previous_.synchronous = glIsEnabled(GL_DEBUG_OUTPUT_SYNCHRONOUS_KHR);
+    }
     glEnable(GL_DEBUG_OUTPUT_KHR);
     // Messages arrive inside the call that compiles, so begin()/end() attribute them.
     glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS_KHR);
-    e.control(GL_DONT_CARE, GL_DONT_CARE, GL_DONT_CARE, 0, nullptr, GL_TRUE);
+    // Ours: every message. Shared: the compiler's alone, the other sources as the owner set them.
+    e.control(shared ? GL_DEBUG_SOURCE_SHADER_COMPILER_KHR : GL_DONT_CARE, GL_DONT_CARE, GL_DONT_CARE, 0, nullptr, GL_TRUE);
     e.callback(onMessage, this);
     glGetError();  // a driver that refuses a state here is no failure of ours
     installed_ = true;
+    shared_ = shared;
     return true;
 }
 
 void DriverLog::uninstall() {
     if (!installed_) return;
     const Entry e = entryPoints();
-    if (e.callback) e.callback(nullptr, nullptr);
-    glDisable(GL_DEBUG_OUTPUT_KHR);
+    if (e.callback) e.callback(reinterpret_cast<GLDEBUGPROCKHR>(previous_.callback), previous_.user);
+    if (!shared_ || !previous_.output) glDisable(GL_DEBUG_OUTPUT_KHR);
+    if (shared_ && !previous_.synchronous) glDisable(GL_DEBUG_OUTPUT_SYNCHRONOUS_KHR);
     glGetError();
-    installed_ = false;
+    previous_ = Previous{};
+    installed_ = shared_ = false;
 }
 
 void DriverLog::begin(const std::string& pass, bool dispatch) {

@@ -47,8 +47,9 @@ struct PassReport {
     bool failed() const;
 };
 
-/// Listens to the driver's compiler in one context (ours: a GstGL context keeps its own
-/// callback). Messages between begin() and end() belong to that pass.
+/// Listens to the driver's compiler in one context: ours, or one we share (GstGL's), where the
+/// callback already installed there hears every message still. Messages between begin() and end()
+/// belong to that pass.
 class DriverLog {
 public:
     DriverLog() = default;
@@ -56,8 +57,11 @@ public:
     DriverLog& operator=(const DriverLog&) = delete;
 
     /// Installs the callback in the current context: GLES 3.2's or GL_KHR_debug's entry points,
-    /// synchronous output, every message enabled. False where the context offers neither.
-    bool install();
+    /// synchronous output, every message enabled. `shared`: the context is someone else's; the
+    /// compiler's messages are enabled and every message goes on to the callback found there,
+    /// which uninstall() puts back with the debug switches as they were. False where the context
+    /// offers neither.
+    bool install(bool shared = false);
     /// Removes it (the context current); the destructor of the owner calls it.
     void uninstall();
     bool installed() const { return installed_; }
@@ -74,9 +78,18 @@ public:
 
     /// Called from the GL callback.
     void message(unsigned source, unsigned type, std::string_view text);
+    /// Hands a message on to the callback install(shared) found, if any.
+    void forward(unsigned source, unsigned type, unsigned id, unsigned severity, int length, const char* text) const;
 
 private:
-    bool installed_ = false;
+    /// What install(shared) found in the context, put back by uninstall().
+    struct Previous {
+        void* callback = nullptr;  // GLDEBUGPROCKHR
+        void* user = nullptr;
+        bool output = false, synchronous = false;
+    };
+    Previous previous_;
+    bool installed_ = false, shared_ = false;
     int current_ = -1;
     std::vector<PassReport> reports_;
 };

@@ -38,14 +38,13 @@ bool hasExtension(EGLDisplay display, const char* name) {
 
 } // namespace
 
-Status EglContext::create(std::unique_ptr<EglContext>* out) {
-    // Mesa's vc4 (Pi 0-3) reports its compiler's statistics through KHR_debug only with
-    // VC4_DEBUG=shaderdb, and without them a fragment shader it failed to register-allocate goes
-    // unnoticed: its draws are skipped with no GL error (gles/driver_log.h). Set before the first
-    // display is initialised, where the user has not set VC4_DEBUG; other drivers ignore it. vc4
-    // then also compiles each program once more at link, with a guessed key (docs/boards.md).
+void askVc4ForStatistics() {
     static std::once_flag vc4Statistics;
     std::call_once(vc4Statistics, [] { setenv("VC4_DEBUG", "shaderdb", 0); });
+}
+
+Status EglContext::create(std::unique_ptr<EglContext>* out) {
+    askVc4ForStatistics();
     std::unique_ptr<EglContext> c(new EglContext());
     auto getPlatformDisplay =
         reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));

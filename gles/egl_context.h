@@ -8,6 +8,14 @@
 
 namespace striate::gles {
 
+/// Mesa's vc4 (Pi 0-3) reports its compiler's statistics through KHR_debug only with
+/// VC4_DEBUG=shaderdb, and without them a fragment shader it failed to register-allocate goes
+/// unnoticed: its draws are skipped with no GL error (gles/driver_log.h). This sets it, where the
+/// user has not, once per process; it must come before the display (ours, or GstGL's) is
+/// initialised. Other drivers ignore it. vc4 then also compiles each program once more at link,
+/// with a guessed key (docs/boards.md).
+void askVc4ForStatistics();
+
 /// What a context turned out to be.
 struct ContextInfo {
     std::string platform;  ///< "surfaceless", "gbm <node>" or "device"

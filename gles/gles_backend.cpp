@@ -97,6 +97,8 @@ Status GlesBackend::adoptCurrentContext() {
     info_.pixelStore = probePixelStore(info_.major);
     shared_ = true;
     cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
+    // GstGL keeps a debug callback of its own there: ours goes in front of it and hands it on.
+    driverLog_.install(true);
     return {};
 }
 
@@ -124,6 +126,10 @@ Status GlesBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out
     // A program the driver failed to compile skips its draws on every frame: the failure stays.
     if (!driverVerdict_) return driverVerdict_;
     if (Status s = processCurrent(luma, out); !s) return s;
+    return heardVerdict();
+}
+
+Status GlesBackend::heardVerdict() {
     if (unheardVerdict_) {  // programs ran for the first time: did the driver compile them?
         unheardVerdict_ = false;
         driverVerdict_ = driverLog_.verdict(name());

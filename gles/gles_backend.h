@@ -119,6 +119,9 @@ protected:
         call();
         if (first) driverLog_.end();
     }
+    /// The driver's verdict on the programs run so far (the first failed one, kept for good): a
+    /// frame's work is done when the driver compiled all it ran.
+    Status heardVerdict();
     /// Removes the driver callback (the context current): the destructors call it.
     void stopListening() { driverLog_.uninstall(); }
 

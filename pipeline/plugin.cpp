@@ -4,6 +4,9 @@
 #include <cmath>
 
 #include "pipeline/elements.h"
+#ifdef STRIATE_HAVE_GSTGL
+#include "gles/egl_context.h"
+#endif
 
 namespace striate::gst {
 
@@ -17,6 +20,11 @@ bool finiteOrWarn(GObject* object, const GParamSpec* pspec, double v) {
 } // namespace striate::gst
 
 static gboolean plugin_init(GstPlugin* plugin) {
+#ifdef STRIATE_HAVE_GSTGL
+    // Before GstGL initialises a display whose context our elements may share: in it too, vc4
+    // must report what its compiler did (a skipped draw is otherwise silent).
+    striate::gles::askVc4ForStatistics();
+#endif
     return striate::gst::registerStageElements(plugin) &&
            gst_element_register(plugin, "striatechain", GST_RANK_NONE, gst_striate_chain_get_type()) &&
            gst_element_register(plugin, "striatesrc", GST_RANK_NONE, gst_striate_src_get_type());

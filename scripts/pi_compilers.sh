@@ -10,18 +10,20 @@
 # The arm64 binary runs under qemu-aarch64 with the driver's noop shim preloaded: EGL opens a fake
 # device, every shader goes through the real backend compiler, nothing executes and no pixel is
 # read. PART (default all, the three compilers side by side): vc4, v3d42, v3d71 (the matrix on
-# that compiler), plugin (the main job's elements in gst-launch-1.0 under the shims), over-limit (a
+# that compiler), plugin (the main job's elements in gst-launch-1.0 under the shims), gl-memory
+# (striateedges in GstGL's context on vc4: its passes heard there, and a test-only pass over the
+# limit caught with a cpu fallback and no frame lost), over-limit (a
 # test-only shader over vc4's limit must fail the same check by name); the test command runs each
 # as a job of its own. Exit status 1 names what failed.
 set -euo pipefail
 if [ $# -lt 4 ]; then
-  echo "usage: scripts/pi_compilers.sh ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR OUT [vc4|v3d42|v3d71|plugin|over-limit...]" >&2
+  echo "usage: scripts/pi_compilers.sh ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR OUT [vc4|v3d42|v3d71|plugin|gl-memory|over-limit...]" >&2
   exit 2
 fi
 build=$(realpath "$1") sysroot=$(realpath "$2") gpu=$(realpath "$3") out=$4
 shift 4
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(vc4 v3d42 v3d71 plugin over-limit)
+[ ${#parts[@]} -gt 0 ] || parts=(vc4 v3d42 v3d71 plugin gl-memory over-limit)
 shim=$gpu/shim
 mkdir -p "$out"
 out=$(realpath "$out")
@@ -61,8 +63,8 @@ pids=()
 for part in "${parts[@]}"; do
   case $part in
     vc4 | v3d42 | v3d71) matrix "$part" & pids+=("$!:$part") ;;
-    plugin | over-limit) ;;
-    *) echo "pi_compilers: unknown part '$part' (vc4, v3d42, v3d71, plugin, over-limit)" >&2; exit 2 ;;
+    plugin | gl-memory | over-limit) ;;
+    *) echo "pi_compilers: unknown part '$part' (vc4, v3d42, v3d71, plugin, gl-memory, over-limit)" >&2; exit 2 ;;
   esac
 done
 for entry in "${pids[@]}"; do
@@ -99,6 +101,57 @@ if [[ " ${parts[*]} " == *" plugin "* ]]; then
     plugin v3d42 rpi4 $backend striateedges
     plugin v3d42 rpi4 $backend striategabor orientations=6 wavelength=8 sigma=4 gain=4
   done
+fi
+
+# GstGL's context on vc4 (the zero-copy route of a Pi 0-3: glupload ! striateedges in GL memory),
+# where GstGL keeps a debug callback of its own: the element's passes run there and the driver is
+# heard through ours in front of it. A GRAY8 texture is LUMINANCE there, which vc4 cannot render
+# to: the element copies its result into it, and GstGL's gldownload cannot read it back
+# (docs/boards.md), so the route to system memory goes through glcolorconvert to RGBA.
+# With STRIATE_GLES_TEST_PASS=over-vc4-limit a test-only pass vc4 cannot register-allocate joins
+# the plan: one warning naming it, then the cpu, every frame still there and each the cpu's edges
+# (nothing executes under the shim: the GPU's own frames are never compared).
+vc4_launch() {  # vc4_launch LOG [VAR=VALUE...] -- PIPELINE...: gst-launch-1.0 -v in GstGL on vc4
+  local log=$1 emu
+  shift
+  emulator vc4
+  while [ "$1" != -- ]; do emu+=(-E "$1"); shift; done
+  shift
+  GST_PLUGIN_PATH="$build/lib" GST_REGISTRY="$out/registry-vc4.bin" GST_REGISTRY_FORK=no     GST_PLUGIN_SYSTEM_PATH="$sysroot/usr/lib/aarch64-linux-gnu/gstreamer-1.0" GST_GL_WINDOW=egl-device GST_GL_API=gles2     timeout 300 "${emu[@]}" "$sysroot/usr/bin/gst-launch-1.0" -v striatesrc num-buffers=3 is-live=false seed=3     ! video/x-raw,format=GRAY8,width=97,height=63 "$@" >"$log" 2>&1
+}
+gl_verdict() {  # gl_verdict NAME LOG WANT_WARNINGS WANT_BACKENDS FILE BYTES [REFERENCE]: the line's outcome
+  local name=$1 log=$2 warnings backends bytes
+  warnings=$(grep -c "^WARNING\|CRITICAL" "$log" || true)
+  backends=$(grep -o "active-backend = [a-z-]*" "$log" | sed 's/.* = //' | xargs)
+  bytes=$(stat -c %s "$5" 2>/dev/null || echo 0)
+  # GRAY8 rows are padded to 100 bytes: the 97 pixels of each must equal the reference's.
+  if [ "$warnings" = "$3" ] && [ "$backends" = "$4" ] && [ "$bytes" = "$6" ] \
+     && { [ -z "${7:-}" ] || ! cmp -l "$5" "$7" | awk '($1 - 1) % 100 < 97 { bad = 1 } END { exit !bad }'; }; then
+    local same=""
+    [ -n "${7:-}" ] && same=", the cpu's edges"
+    echo "pi_compilers: ok GstGL's context on vc4, $name: $warnings warnings, active-backend: $backends, $bytes bytes$same"
+  else
+    echo "pi_compilers: FAIL GstGL's context on vc4, $name: $warnings warnings (want $3), active-backend: $backends (want $4), $bytes bytes (want $6):"
+    grep -v DRM_SHIM "$log" | grep "WARNING\|CRITICAL\|ERROR\|active-backend" | head -n 5
+    status=1
+  fi
+}
+if [[ " ${parts[*]} " == *" gl-memory "* ]]; then
+  vc4_launch "$out/gl-memory-passes.log" -- ! glupload ! striateedges board=rpi3 ! "video/x-raw(memory:GLMemory),format=GRAY8" \
+    ! glcolorconvert ! "video/x-raw(memory:GLMemory),format=RGBA" ! gldownload ! filesink location="$out/gl-memory-passes.raw" || true
+  gl_verdict "its passes" "$out/gl-memory-passes.log" 0 gles-fragment "$out/gl-memory-passes.raw" $((3 * 97 * 63 * 4))
+  # The cpu's edges of the same frames, in system memory, for the fallback to equal.
+  vc4_launch "$out/gl-memory-cpu.log" -- ! striateedges backend=cpu ! filesink location="$out/gl-memory-cpu.raw" || true
+  vc4_launch "$out/gl-memory-over-limit.log" STRIATE_GLES_TEST_PASS=over-vc4-limit -- ! glupload ! striateedges board=rpi3 \
+    ! "video/x-raw(memory:GLMemory),format=GRAY8" ! gldownload ! filesink location="$out/gl-memory-over-limit.raw" || true
+  if grep -q "^WARNING.*did not compile the shader of pass 'test-only: 48 dependent" "$out/gl-memory-over-limit.log"; then
+    gl_verdict "a test-only pass over the limit" "$out/gl-memory-over-limit.log" 1 "gles-fragment cpu" \
+      "$out/gl-memory-over-limit.raw" $((3 * 100 * 63)) "$out/gl-memory-cpu.raw"
+  else
+    echo "pi_compilers: FAIL GstGL's context on vc4: no warning names the test-only pass over the limit:"
+    grep -v DRM_SHIM "$out/gl-memory-over-limit.log" | grep "WARNING\|CRITICAL\|ERROR\|active-backend" | head -n 5
+    status=1
+  fi
 fi
 
 # The check can fail: a shader over vc4's limit fails it, by name.

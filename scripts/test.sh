@@ -139,7 +139,7 @@ if [ -d build-aarch64 ]; then
   if [ -e "$cache/pi-gpu.failed" ]; then
     spec+=(--job pi/shims false)  # fails, named, where the shims could not be fetched (build/sysroots.log)
   else
-    for part in vc4 v3d42 v3d71 plugin over-limit; do
+    for part in vc4 v3d42 v3d71 plugin gl-memory over-limit; do
       spec+=(--job "pi/$part" bash "$PWD/scripts/pi_compilers.sh" "$PWD/build-aarch64" "$cache/sysroot-arm64" "$cache/pi-gpu"
              "$PWD/build-aarch64/pi-compilers" "$part")
     done

@@ -5,7 +5,10 @@
 #include <GLES3/gl3.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string_view>
 #include <variant>
 
 #include "gles/fragment/glsl.h"
@@ -121,14 +124,34 @@ FragmentBackend::~FragmentBackend() {
     cache_.reset();
 }
 
+std::string overVc4LimitShader() {
+    const int n = 48;
+    std::ostringstream s;
+    s << "#version 100\nprecision highp float;\nuniform sampler2D s0;\nvoid main() {\n    vec2 p = gl_FragCoord.xy / 64.0;\n";
+    for (int i = 0; i < n; ++i) s << "    vec4 t" << i << " = texture2D(s0, p);\n    p = p * 0.5 + t" << i << ".xy;\n";
+    // Consumed last to first: nothing can be summed before the last fetch, so all stay live.
+    s << "    vec4 sum = vec4(0.0);\n";
+    for (int i = n - 1; i >= 0; --i) s << "    sum = sum * 0.5 + t" << i << ".x;\n";
+    s << "    gl_FragColor = sum;\n}\n";
+    return s.str();
+}
+
 Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& format) {
     releaseGl();
     chain_ = chain;
     format_ = format;
     failure_ = {};
     planner().planChain(chain);
-    passes_ = plan_.passes;
     failure_ = plan_.failure;
+    if (const char* test = std::getenv("STRIATE_GLES_TEST_PASS"); test && std::string_view(test) == "over-vc4-limit" && failure_) {
+        FragmentPlanner p = planner();
+        const PlaneValue scratch{p.newPlane(Plane::Kind::Rgba8, format.width, format.height), {}};
+        DrawStep step;
+        step.passes.push_back(p.makeDraw(FragmentShader{kOverVc4LimitName, overVc4LimitShader(), {}}, {PlaneValue{plan_.luma, {}}}, scratch));
+        plan_.steps.push_back(step);
+        plan_.passes.push_back(PassInfo{kOverVc4LimitName, "RGBA8", "1 draw"});
+    }
+    passes_ = plan_.passes;
     for (std::size_t i = 0; i < plan_.planes.size() && failure_; ++i) makePlane(static_cast<int>(i));
     for (DrawStep& step : plan_.steps)
         for (Draw& d : step.passes) compile(d);

@@ -17,6 +17,14 @@
 
 namespace striate::gles {
 
+/// A fragment shader over VideoCore IV's limit, for the tests of the driver log: 48 serially
+/// dependent texture reads whose results all stay live to the end (PLATFORM-NOTES.md: 48 or more
+/// fail to register-allocate), reading sampler s0. With STRIATE_GLES_TEST_PASS=over-vc4-limit in
+/// the environment, gles-fragment adds a draw of it to every plan (docs/testing.md): the way a
+/// test sees a driver's failure on a pass in any context, GstGL's included.
+std::string overVc4LimitShader();
+inline constexpr const char* kOverVc4LimitName = "test-only: 48 dependent texture results kept live";
+
 /// The fragment backend (DESIGN.md): every stage as full-screen or strip draws of generated
 /// GLSL ES 1.00 shaders, so it runs on a real GLES 2.0 context. Intermediates are RGBA32F where the
 /// board renders to float, else packed RGBA8 (ALGORITHMS.md 5) with each plane's bound derived

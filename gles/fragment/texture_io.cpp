@@ -108,6 +108,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     using Source = TextureFrame::Source;
     if (ctx_) return Status::error("gles-fragment: processTexture needs a backend made in the caller's context");
     if (plan_.luma < 0) return Status::error("gles-fragment: processTexture before configure");
+    if (Status s = heardVerdict(); !s) return s;  // a failed program skips its draws on every frame
     if (in.textureWidth < format_.width || in.textureHeight < format_.height)
         return Status::error("gles-fragment: the input texture (" + std::to_string(in.textureWidth) + "x" +
                              std::to_string(in.textureHeight) + ") is smaller than the frame");
@@ -251,7 +252,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
     if (const GLenum e = glGetError(); e != GL_NO_ERROR)
         return Status::error(std::string("gles-fragment: ") + glErrorName(e) + " while processing a texture frame");
-    return {};
+    return heardVerdict();
 }
 
 } // namespace striate::gles

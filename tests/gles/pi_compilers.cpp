@@ -213,22 +213,6 @@ void check(const std::string& board, const BoardLimits& limits, BackendKind kind
     }
 }
 
-/// A fragment shader over vc4's limit: `n` serially dependent texture reads whose results all
-/// stay live to the end, one scalar each (PLATFORM-NOTES.md: 48 or more fail to register-allocate).
-std::string overLimitShader(int n) {
-    std::string s = "#version 100\nprecision highp float;\nuniform sampler2D s0;\nvoid main() {\n"
-                    "    vec2 p = gl_FragCoord.xy / 64.0;\n";
-    for (int i = 0; i < n; ++i) {
-        s += "    vec4 t" + std::to_string(i) + " = texture2D(s0, p);\n";
-        s += "    p = p * 0.5 + t" + std::to_string(i) + ".xy;\n";
-    }
-    // Consumed last to first: nothing can be summed before the last fetch, so all stay live.
-    s += "    vec4 sum = vec4(0.0);\n";
-    for (int i = n - 1; i >= 0; --i) s += "    sum = sum * 0.5 + t" + std::to_string(i) + ".x;\n";
-    s += "    gl_FragColor = sum;\n}\n";
-    return s;
-}
-
 /// The over-limit shader through the driver log, as a backend's pass would go.
 int overLimit() {
     std::unique_ptr<gles::EglContext> ctx;
@@ -243,9 +227,9 @@ int overLimit() {
         return 2;
     }
     gles::ProgramCache cache(ctx->info().major, ctx->info().minor);
-    const std::string name = "test-only: 48 dependent texture results kept live";
+    const std::string name = gles::kOverVc4LimitName;
     unsigned program = 0;
-    if (Status s = cache.fragment(name, overLimitShader(48), &program); !s) {
+    if (Status s = cache.fragment(name, gles::overVc4LimitShader(), &program); !s) {
         std::printf("FAIL '%s': %s\n", name.c_str(), s.message().c_str());
         return 1;
     }

@@ -1,8 +1,19 @@
 // The driver log's reading of Mesa's shader statistics (gles/driver_log.h), on the messages vc4
-// and v3d wrote under the noop DRM shim (docs/boards.md): no context needed.
+// and v3d wrote under the noop DRM shim (docs/boards.md): no context needed. Then, in a context,
+// its callback in front of one already there (GstGL's).
 #include "gles/driver_log.h"
 
 #include <gtest/gtest.h>
+
+#include <EGL/egl.h>
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "tests/support/gles_env.h"
 
 namespace striate::gles {
 namespace {
@@ -81,6 +92,60 @@ TEST(DriverLog, ADriversOwnShadersAtADispatchAreNoFailure) {
     const PassReport draw{"quad.pack", false, {stats("FS shader: 7 inst, 0 loops, 2 temps, 0 const, 1 imm")}, {}};
     ASSERT_NE(draw.passStage(), nullptr);
     EXPECT_FALSE(draw.failed());
+}
+
+struct Heard {
+    int messages = 0;
+    std::string last;
+};
+
+void GL_APIENTRY ownersCallback(GLenum, GLenum, GLuint, GLenum, GLsizei, const GLchar* text, const void* user) {
+    auto* heard = static_cast<Heard*>(const_cast<void*>(user));
+    ++heard->messages;
+    heard->last = text;
+}
+
+/// In a context someone else owns, with a callback of theirs installed and synchronous output off
+/// (as GstGL leaves it): ours goes in front, every message still reaches theirs with their user
+/// pointer, and uninstall() puts back their callback and switches.
+TEST(DriverLogShared, ChainsOntoTheCallbackAlreadyThereAndPutsItBack) {
+    if (!test::expectsGles()) GTEST_SKIP() << "no GLES context in this environment";
+    std::unique_ptr<EglContext> ctx;
+    ASSERT_TRUE(EglContext::create(&ctx));
+    ASSERT_TRUE(ctx->makeCurrent());
+    const char* extensions = reinterpret_cast<const char*>(glGetString(GL_EXTENSIONS));
+    if (!extensions || !std::strstr(extensions, "GL_KHR_debug")) GTEST_SKIP() << "this context has no GL_KHR_debug";
+    auto callback = reinterpret_cast<PFNGLDEBUGMESSAGECALLBACKKHRPROC>(eglGetProcAddress("glDebugMessageCallbackKHR"));
+    auto insert = reinterpret_cast<PFNGLDEBUGMESSAGEINSERTKHRPROC>(eglGetProcAddress("glDebugMessageInsertKHR"));
+    auto getPointer = reinterpret_cast<PFNGLGETPOINTERVKHRPROC>(eglGetProcAddress("glGetPointervKHR"));
+    ASSERT_TRUE(callback && insert && getPointer);
+    Heard owner;
+    callback(ownersCallback, &owner);
+    glEnable(GL_DEBUG_OUTPUT_KHR);
+    glDisable(GL_DEBUG_OUTPUT_SYNCHRONOUS_KHR);
+
+    DriverLog log;
+    ASSERT_TRUE(log.install(true));
+    EXPECT_TRUE(glIsEnabled(GL_DEBUG_OUTPUT_SYNCHRONOUS_KHR));  // ours needs the message inside the call
+    insert(GL_DEBUG_SOURCE_APPLICATION_KHR, GL_DEBUG_TYPE_MARKER_KHR, 1, GL_DEBUG_SEVERITY_HIGH_KHR, -1, "the owner's marker");
+    EXPECT_EQ(owner.messages, 1);
+    EXPECT_EQ(owner.last, "the owner's marker");
+
+    log.uninstall();
+    void* function = nullptr;
+    void* user = nullptr;
+    getPointer(GL_DEBUG_CALLBACK_FUNCTION_KHR, &function);
+    getPointer(GL_DEBUG_CALLBACK_USER_PARAM_KHR, &user);
+    EXPECT_EQ(function, reinterpret_cast<void*>(&ownersCallback));
+    EXPECT_EQ(user, &owner);
+    EXPECT_TRUE(glIsEnabled(GL_DEBUG_OUTPUT_KHR));
+    EXPECT_FALSE(glIsEnabled(GL_DEBUG_OUTPUT_SYNCHRONOUS_KHR));
+    insert(GL_DEBUG_SOURCE_APPLICATION_KHR, GL_DEBUG_TYPE_MARKER_KHR, 2, GL_DEBUG_SEVERITY_HIGH_KHR, -1, "after");
+    glFinish();
+    EXPECT_EQ(owner.messages, 2);
+    callback(nullptr, nullptr);
+    glDisable(GL_DEBUG_OUTPUT_KHR);
+    ctx->release();
 }
 
 } // namespace
