@@ -3,7 +3,7 @@
 through `striate filter --explain` (the arm64 build) under qemu with Mesa's noop DRM shim, each
 pass with what the Pi's real compiler reported for its program, and a per-frame estimate.
 
-    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR [--tsv FILE] > docs/pi-passes.md
+    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR [--tsv FILE] [--llvmpipe-build BUILD] > docs/pi-passes.md
 
 --tsv also writes one row per board, backend, chain and size: the estimate in ms (for
 scripts/estimates.py, which makes board/estimates.tsv, the table `auto` follows).
@@ -13,7 +13,15 @@ of two bounds, issue (ceil(items / 16) x instructions x 4 clocks / (QPUs x clock
 16-wide instruction in 4 clocks) and texture (items x fetches / (TMUs x clock)), summed over the
 passes of a frame (a recursive line pass's items: its lines times their length, since each
 invocation loops over its line), with the boards' published clocks and QPU counts (and the assumptions named in
-BOARDS below). Hysteresis passes repeat until the edges settle: they are counted once.
+BOARDS below). A step that repeats until stable (gles-fragment's hysteresis) is counted as often
+as it ran: the same plan (the arm64 build, the board's profile) on llvmpipe under qemu, GLES 2.0
+for vc4's boards, on two frames of a real photograph at each size (tests/support/photo_clip.py:
+the first and last of a pan across scikit-image's astronaut), reports the rounds it ran (--llvmpipe-build BUILD: a native build of the same tree runs
+instead, the same plan tens of times faster)
+(`--explain`: "the last frame ran N draws, R rounds of the step that repeats until stable"); the
+larger of the two counts, each round that pass's draws over the whole frame (the stencil's
+limit to weak pixels is not counted: whether vc4 and v3d test it before the shader runs is not
+known here). gles-compute's hysteresis dispatches are still counted once.
 """
 import math
 import os
@@ -69,6 +77,41 @@ def explain(build, sysroot, pi, gpu, board, backend, chain, image, work):
     if r.returncode != 0 or "using the cpu backend" in r.stderr:
         raise SystemExit("%s %s %s '%s' failed: %s" % (gpu, board, backend, chain, r.stderr[-500:]))
     return r.stdout
+
+
+ROUNDS = re.compile(r"the last frame ran (\d+) draws, (\d+) rounds of the step that repeats until stable")
+
+
+def rounds(build, sysroot, gpu, board, chain, w, h, work, native=None):
+    """The most rounds of the repeated step over the photo clip's first and last frames, on
+    llvmpipe (GLES 2.0 for vc4's boards), or 0 where the plan repeats nothing. `native`: a build
+    of this machine's to run instead of the arm64 one under qemu (the same plan, tens of times
+    faster)."""
+    clip = os.path.join(work, "clip-%dx%d.yuv" % (w, h))
+    if not os.path.exists(clip):
+        subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "support",
+                                                         "photo_clip.py"), clip, str(w), str(h), "2"], check=True)
+    data = open(clip, "rb").read()
+    frame = w * h + ((h + 1) // 2) * ((w + 1) // 2) * 2
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "xdg"))
+    if gpu == "vc4":
+        env["MESA_GLES_VERSION_OVERRIDE"] = "2.0"
+    most = 0
+    for i in range(2):
+        image = os.path.join(work, "photo-%d.pgm" % i)
+        with open(image, "wb") as f:
+            f.write(b"P5\n%d %d\n255\n" % (w, h) + data[i * frame:i * frame + w * h])
+        tool = [os.path.join(native, "bin/striate")] if native else ["qemu-aarch64", "-L", sysroot, os.path.join(build, "bin/striate")]
+        cmd = tool + ["filter", image, os.path.join(work, "out.png"), "--chain", chain, "--backend", "gles-fragment",
+                      "--board", board, "--explain"]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
+        if r.returncode != 0 or "using the cpu backend" in r.stderr:
+            raise SystemExit("llvmpipe %s '%s' %dx%d failed: %s" % (board, chain, w, h, r.stderr[-500:]))
+        m = ROUNDS.search(r.stdout)
+        if not m:
+            raise SystemExit("llvmpipe %s '%s' %dx%d: --explain reports no rounds of a step that repeats" % (board, chain, w, h))
+        most = max(most, int(m.group(2)))
+    return most
 
 
 PASS = re.compile(r"^  (.+?) -> (.+), (\d+ draws?.*|\d+ strip draws.*|\d+ one-texel-wide draws|\d+x\d+ workgroups.*)$")
@@ -128,6 +171,11 @@ def passes(text, w, h):
 def main():
     args = sys.argv[1:]
     tsv = None
+    native = None
+    if "--llvmpipe-build" in args:
+        at = args.index("--llvmpipe-build")
+        native = args[at + 1]
+        del args[at:at + 2]
     if "--tsv" in args:
         at = args.index("--tsv")
         tsv = open(args[at + 1], "w")
@@ -141,6 +189,7 @@ def main():
     print("|---|---|---|---|---|" + "---|" * len(SIZES))
     notes = []
     details = []
+    repeats = []
     for gpu, board, backends, qpus, mhz, tmus, note in BOARDS:
         notes.append("- %s: %s" % (board, note))
         for backend in backends:
@@ -151,13 +200,22 @@ def main():
                 image = os.path.join(work, "in.png")
                 if not os.path.exists(image):
                     png(image, w0, h0)
-                rows = passes(explain(build, sysroot, pi, gpu, board, backend, chain, image, work), w0, h0)
+                text = explain(build, sysroot, pi, gpu, board, backend, chain, image, work)
+                rows = passes(text, w0, h0)
+                repeated = [line for line in text.splitlines() if PASS.match(line) and "repeated until stable" in line
+                            and backend == "gles-fragment"]
                 est = []
                 for w, h in SIZES:
                     scale = w * h / (w0 * h0)
                     total = 0.0
+                    ran = rounds(build, sysroot, gpu, board, chain, w, h, work, native) if repeated else 0
+                    if ran:
+                        repeats.append("| %s | %s | `%s` | %dx%d | %d |" % (board, backend, chain, w, h, ran))
                     for name, items, fetches, inst, threads in rows:
                         items *= scale
+                        line = next((l for l in repeated if PASS.match(l).group(1) == name), None)
+                        if line:  # each round runs the pass's draws over the frame
+                            items *= ran * int(re.search(r"(\d+) draws?", line).group(1))
                         issue = math.ceil(items / 16) * inst * 4 / (qpus * mhz * 1e6)
                         texture = items * fetches / (tmus * mhz * 1e6)
                         total += max(issue, texture)
@@ -174,6 +232,12 @@ def main():
                 sys.stdout.flush()
     print()
     print("\n".join(notes))
+    print()
+    print("The step that repeats until stable, as it ran on llvmpipe (the rounds counted above):")
+    print()
+    print("| board | backend | chain | size | rounds |")
+    print("|---|---|---|---|---|")
+    print("\n".join(repeats))
     print()
     print("Every pass at %dx%d:" % SIZES[0])
     print()

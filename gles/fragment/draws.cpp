@@ -98,9 +98,12 @@ void FragmentBackend::runSteps() {
         dst->resize(static_cast<std::size_t>(4) * p.width * p.height);
         readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
     };
+    frameDraws_ = 0;
+    repeatRounds_ = 0;
     for (const DrawStep& step : plan_.steps) {
         if (!step.repeatUntilStable) {
             for (const Draw& d : step.passes) run(d);
+            frameDraws_ += step.passes.size();
             continue;
         }
         // Each pair of draws moves an edge at least one pixel along every unfinished path, so
@@ -111,6 +114,8 @@ void FragmentBackend::runSteps() {
         for (long pairs = 0; pairs < static_cast<long>(W) * H + kHysteresisPairsPerCheck; pairs += kHysteresisPairsPerCheck) {
             for (int i = 0; i < kHysteresisPairsPerCheck; ++i)
                 for (const Draw& d : step.passes) run(d);
+            frameDraws_ += kHysteresisPairsPerCheck * step.passes.size();
+            repeatRounds_ += kHysteresisPairsPerCheck;
             readClasses(step.watched, &after);
             if (after == before) break;
             before.swap(after);

@@ -235,7 +235,11 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
 std::string FragmentBackend::explainDetails() const {
     return std::string(", ") + (packed_ ? "packed RGBA8" : "float") + " intermediates, " + std::to_string(plan_.passes.size()) +
            " passes per frame, read back as " + readbackFormat() + ", " + describeBytes(memory().gpu) + " of GPU memory in " +
-           std::to_string(plan_.planes.size()) + " planes";
+           std::to_string(plan_.planes.size()) + " planes" +
+           (frameDraws_ == 0 ? std::string()
+                             : "; the last frame ran " + std::to_string(frameDraws_) + " draws" +
+                                   (repeatRounds_ > 0 ? ", " + std::to_string(repeatRounds_) + " rounds of the step that repeats until stable"
+                                                      : std::string()));
 }
 
 } // namespace striate::gles

@@ -116,6 +116,10 @@ private:
     static constexpr std::size_t kTriangleBytes = 6 * sizeof(float);  // the full-screen triangle's vertices
     unsigned vertexBuffer_ = 0;
     unsigned readFbo_ = 0;  // reading a QuadRows result layer by layer
+    // The last frame's draws as they ran (a step that repeats until stable counted every round)
+    // and the rounds of its repeated steps: --explain reports them, and the Pi estimates count them.
+    std::size_t frameDraws_ = 0;
+    int repeatRounds_ = 0;
     struct StencilBuffer {
         unsigned format = 0;  // what completes a class plane's framebuffer here (init), 0: none
         std::vector<unsigned> attachments;
