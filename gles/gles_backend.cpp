@@ -143,6 +143,7 @@ std::string GlesBackend::explain() const {
     std::string s = "gles: " + std::to_string(info_.major) + "." + std::to_string(info_.minor) + " context on the " +
                     info_.platform + " display" + explainDetails() + "\n";
     for (const PassInfo& p : passes_) s += "  " + p.name + " -> " + p.format + ", " + p.grid + "\n";
+    s += explainFrame();
     if (!driverLog_.reports().empty()) s += "the driver's compiler, per program at its first use:\n" + driverLog_.describe();
     else if (!driverLog_.installed()) s += "the driver's compiler: not heard (no KHR_debug in this context)\n";
     return s;

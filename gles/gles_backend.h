@@ -101,6 +101,8 @@ protected:
     virtual Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
     /// What explain() says after the context: ", 12 passes per frame".
     virtual std::string explainDetails() const;
+    /// What explain() says after the passes about the last frame as it ran ("" before one).
+    virtual std::string explainFrame() const { return {}; }
     /// GPU memory the plan of `chain` at `format` would hold (planned without a GL call).
     virtual std::size_t plannedGpuBytes(const Chain& chain, const FrameFormat& format) const = 0;
 

@@ -21,7 +21,9 @@ instead, the same plan tens of times faster)
 (`--explain`: "the last frame ran N draws, R rounds of the step that repeats until stable"); the
 larger of the two counts, each round that pass's draws over the whole frame (the stencil's
 limit to weak pixels is not counted: whether vc4 and v3d test it before the shader runs is not
-known here). gles-compute's hysteresis dispatches are still counted once.
+known here). gles-compute's hysteresis dispatches are still counted once. A gles-fragment frame
+is at least its memory floor: the bytes the same run's draws moved at the least (`--explain`:
+"moving at least B bytes", FragmentPlan::drawBytes), over the board's bandwidth (BOARDS).
 """
 import math
 import os
@@ -32,14 +34,19 @@ import tempfile
 import zlib
 import struct
 
-# name: (gpu, board, backends, QPUs, clock MHz, TMUs, note)
+# name: (gpu, board, backends, QPUs, clock MHz, TMUs, memory GB/s, note). The memory bandwidth:
+# the Pi 4's is measured (STREAM copy, 5.5 GB/s, headless: sci-pi.org.uk/bench/stream.html), 43% of
+# its LPDDR4-3200 x 32-bit peak of 12.8 GB/s; the Pi 3's and Pi 5's are assumed at the same share
+# of their peaks (LPDDR2 at 800 MT/s x 32 bits: 3.2 GB/s; LPDDR4X-4267 x 32 bits: 17.1 GB/s).
 BOARDS = [
-    ("vc4", "rpi3", ["gles-fragment"], 12, 300, 6,
-     "VideoCore IV: 12 QPUs in 3 slices, 2 TMUs a slice, 3D clock 300 MHz (Pi 3; 250 MHz on Pi 0-2)"),
-    ("v3d42", "rpi4", ["gles-compute", "gles-fragment"], 8, 500, 2,
-     "V3D 4.2: 8 QPUs in 2 slices, 500 MHz; one TMU a slice (assumed)"),
-    ("v3d71", "rpi5", ["gles-compute", "gles-fragment"], 8, 800, 2,
-     "V3D 7.1: 800 MHz; QPU and TMU counts assumed equal to the Pi 4's (not known here)"),
+    ("vc4", "rpi3", ["gles-fragment"], 12, 300, 6, 1.4,
+     "VideoCore IV: 12 QPUs in 3 slices, 2 TMUs a slice, 3D clock 300 MHz (Pi 3; 250 MHz on Pi 0-2); "
+     "memory 1.4 GB/s (assumed: 43% of LPDDR2's 3.2 GB/s peak, the Pi 4's measured share)"),
+    ("v3d42", "rpi4", ["gles-compute", "gles-fragment"], 8, 500, 2, 5.5,
+     "V3D 4.2: 8 QPUs in 2 slices, 500 MHz; one TMU a slice (assumed); memory 5.5 GB/s (STREAM copy, measured)"),
+    ("v3d71", "rpi5", ["gles-compute", "gles-fragment"], 8, 800, 2, 7.4,
+     "V3D 7.1: 800 MHz; QPU and TMU counts assumed equal to the Pi 4's (not known here); "
+     "memory 7.4 GB/s (assumed: 43% of LPDDR4X-4267's 17.1 GB/s peak)"),
 ]
 CHAINS = ["edges", "gabor sigma=4 wavelength=8 orientations=6", "blur sigma=2", "blur sigma=8", "threshold"]
 SIZES = [(1280, 720), (640, 480), (1920, 1080)]  # the first is the one explained
@@ -79,39 +86,64 @@ def explain(build, sysroot, pi, gpu, board, backend, chain, image, work):
     return r.stdout
 
 
-ROUNDS = re.compile(r"the last frame ran (\d+) draws, (\d+) rounds of the step that repeats until stable")
+FRAME = re.compile(r"the last frame ran (\d+) draws moving at least (\d+) bytes(?:, (\d+) rounds of the step that repeats until stable)?")
 
 
-def rounds(build, sysroot, gpu, board, chain, w, h, work, native=None):
-    """The most rounds of the repeated step over the photo clip's first and last frames, on
-    llvmpipe (GLES 2.0 for vc4's boards), or 0 where the plan repeats nothing. `native`: a build
-    of this machine's to run instead of the arm64 one under qemu (the same plan, tens of times
+def llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, frame, native=None):
+    """`striate filter --explain` of frame `frame` (0 or 1) of the photo clip (tests/support/
+    photo_clip.py: the first and last of a pan across scikit-image's astronaut) at w x h, the
+    board's plan on gles-fragment on llvmpipe (GLES 2.0 for vc4's boards). `native`: a build of
+    this machine's to run instead of the arm64 one under qemu (the same plan, tens of times
     faster)."""
     clip = os.path.join(work, "clip-%dx%d.yuv" % (w, h))
     if not os.path.exists(clip):
         subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "support",
                                                          "photo_clip.py"), clip, str(w), str(h), "2"], check=True)
     data = open(clip, "rb").read()
-    frame = w * h + ((h + 1) // 2) * ((w + 1) // 2) * 2
+    size = w * h + ((h + 1) // 2) * ((w + 1) // 2) * 2
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "xdg"))
     if gpu == "vc4":
         env["MESA_GLES_VERSION_OVERRIDE"] = "2.0"
-    most = 0
+    image = os.path.join(work, "photo-%d.pgm" % frame)
+    with open(image, "wb") as f:
+        f.write(b"P5\n%d %d\n255\n" % (w, h) + data[frame * size:frame * size + w * h])
+    tool = [os.path.join(native, "bin/striate")] if native else ["qemu-aarch64", "-L", sysroot, os.path.join(build, "bin/striate")]
+    cmd = tool + ["filter", image, os.path.join(work, "out.png"), "--chain", chain, "--backend", "gles-fragment",
+                  "--board", board, "--explain"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
+    if r.returncode != 0 or "using the cpu backend" in r.stderr:
+        raise SystemExit("llvmpipe %s '%s' %dx%d failed: %s" % (board, chain, w, h, r.stderr[-500:]))
+    if not FRAME.search(r.stdout):
+        raise SystemExit("llvmpipe %s '%s' %dx%d: --explain reports no draws of the last frame" % (board, chain, w, h))
+    return r.stdout
+
+
+def frame_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
+    """(rounds, bytes): the most rounds of the repeated step (0 where the plan repeats nothing)
+    and the most bytes the draws moved, over the photo clip's first and last frames."""
+    most, moved = 0, 0
     for i in range(2):
-        image = os.path.join(work, "photo-%d.pgm" % i)
-        with open(image, "wb") as f:
-            f.write(b"P5\n%d %d\n255\n" % (w, h) + data[i * frame:i * frame + w * h])
-        tool = [os.path.join(native, "bin/striate")] if native else ["qemu-aarch64", "-L", sysroot, os.path.join(build, "bin/striate")]
-        cmd = tool + ["filter", image, os.path.join(work, "out.png"), "--chain", chain, "--backend", "gles-fragment",
-                      "--board", board, "--explain"]
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
-        if r.returncode != 0 or "using the cpu backend" in r.stderr:
-            raise SystemExit("llvmpipe %s '%s' %dx%d failed: %s" % (board, chain, w, h, r.stderr[-500:]))
-        m = ROUNDS.search(r.stdout)
-        if not m:
-            raise SystemExit("llvmpipe %s '%s' %dx%d: --explain reports no rounds of a step that repeats" % (board, chain, w, h))
-        most = max(most, int(m.group(2)))
-    return most
+        m = FRAME.search(llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native))
+        most = max(most, int(m.group(3) or 0))
+        moved = max(moved, int(m.group(2)))
+    return most, moved
+
+
+FRAGMENTS = re.compile(r"^  (.+): (\d+)$")
+
+
+def fragments_per_program(text):
+    """{program: fragments} of the last frame, from --explain's "fragments per program" lines."""
+    out, inside = {}, False
+    for line in text.splitlines():
+        if line.startswith("the last frame's fragments per program"):
+            inside = True
+        elif inside:
+            m = FRAGMENTS.match(line)
+            if not m:
+                break
+            out[m.group(1)] = out.get(m.group(1), 0) + int(m.group(2))
+    return out
 
 
 PASS = re.compile(r"^  (.+?) -> (.+), (\d+ draws?.*|\d+ strip draws.*|\d+ one-texel-wide draws|\d+x\d+ workgroups.*)$")
@@ -190,7 +222,8 @@ def main():
     notes = []
     details = []
     repeats = []
-    for gpu, board, backends, qpus, mhz, tmus, note in BOARDS:
+    floors = []
+    for gpu, board, backends, qpus, mhz, tmus, bandwidth, note in BOARDS:
         notes.append("- %s: %s" % (board, note))
         for backend in backends:
             for chain in CHAINS:
@@ -208,7 +241,10 @@ def main():
                 for w, h in SIZES:
                     scale = w * h / (w0 * h0)
                     total = 0.0
-                    ran = rounds(build, sysroot, gpu, board, chain, w, h, work, native) if repeated else 0
+                    ran, moved = frame_run(build, sysroot, gpu, board, chain, w, h, work, native) \
+                        if backend == "gles-fragment" else (0, 0)
+                    if repeated and not ran:
+                        raise SystemExit("%s '%s' %dx%d: the plan repeats a step, llvmpipe reports no rounds" % (board, chain, w, h))
                     if ran:
                         repeats.append("| %s | %s | `%s` | %dx%d | %d |" % (board, backend, chain, w, h, ran))
                     for name, items, fetches, inst, threads in rows:
@@ -223,6 +259,14 @@ def main():
                             details.append("| %s | %s | `%s` | %s | %d | %d | %d | %d | %.2f ms (%s) |" % (
                                 board, backend, chain, name, items, fetches, inst, threads, max(issue, texture) * 1e3,
                                 "issue" if issue >= texture else "texture"))
+                    # The frame's memory floor: the bytes its draws moved at the least, over the
+                    # board's bandwidth (gles-fragment; gles-compute's bytes are not counted yet).
+                    memory = moved / (bandwidth * 1e9)
+                    if backend == "gles-fragment":
+                        floors.append("| %s | %s | `%s` | %dx%d | %.1f MB | %.1f ms | %.1f ms | %s |" % (
+                            board, backend, chain, w, h, moved / 1e6, memory * 1e3, total * 1e3,
+                            "memory" if memory > total else "the passes"))
+                    total = max(total, memory)
                     est.append(total * 1e3)
                     if tsv:
                         tsv.write("%s\t%s\t%s\t%dx%d\t%.2f\n" % (board, backend, chain, w, h, total * 1e3))
@@ -232,6 +276,14 @@ def main():
                 sys.stdout.flush()
     print()
     print("\n".join(notes))
+    print()
+    print("The memory floor of gles-fragment's frames: the bytes the same plan's draws moved on llvmpipe (each")
+    print("input's texels read once, each target's written once, every round of a repeated step), over the")
+    print("board's bandwidth; a frame's estimate is the larger of that and the passes' sum:")
+    print()
+    print("| board | backend | chain | size | bytes | memory floor | passes' sum | bound |")
+    print("|---|---|---|---|---|---|---|---|")
+    print("\n".join(floors))
     print()
     print("The step that repeats until stable, as it ran on llvmpipe (the rounds counted above):")
     print()

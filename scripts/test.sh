@@ -15,7 +15,8 @@
 #                  $STRIATE_CACHE, default ~/.cache/striate), its tests under qemu-user (label cross)
 # and then one schedule (scripts/test_jobs.py) runs every test of every build, and the real Raspberry
 # Pi GPU compilers' check (Mesa's vc4, v3d 4.2 and v3d 7.1 under the noop DRM shim: scripts/pi_gpu.sh,
-# scripts/pi_compilers.sh; docs/boards.md), as jobs on all cores, the longest first. Caches, all
+# scripts/pi_compilers.sh; docs/boards.md) and the Pi estimates' model against those compilers'
+# counts (scripts/pi_model_check.py), as jobs on all cores, the longest first. Caches, all
 # under $STRIATE_CACHE: the sysroots, ccache (compiles), Mesa's shader cache (the GLES tests'
 # llvmpipe programs) and the jobs' measured costs. A step table with seconds ends every run.
 # On a Raspberry Pi (arm64 or armhf) the host, sanitizer and ThreadSanitizer builds run natively with
@@ -143,6 +144,9 @@ if [ -d build-aarch64 ]; then
       spec+=(--job "pi/$part" bash "$PWD/scripts/pi_compilers.sh" "$PWD/build-aarch64" "$cache/sysroot-arm64" "$cache/pi-gpu"
              "$PWD/build-aarch64/pi-compilers" "$part")
     done
+    # The Pi estimates' model against the compilers' counts and the draws as they run (issue 38).
+    spec+=(--job pi/model /usr/bin/python3 "$PWD/scripts/pi_model_check.py" "$PWD/build-aarch64" "$cache/sysroot-arm64"
+           "$cache/pi-gpu")
   fi
 fi
 rm -rf build-tests

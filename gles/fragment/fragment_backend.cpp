@@ -152,6 +152,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
         plan_.passes.push_back(PassInfo{kOverVc4LimitName, "RGBA8", "1 draw"});
     }
     passes_ = plan_.passes;
+    shaderFragments_.assign(plan_.shaders.size(), 0);
     for (std::size_t i = 0; i < plan_.planes.size() && failure_; ++i) makePlane(static_cast<int>(i));
     for (DrawStep& step : plan_.steps)
         for (Draw& d : step.passes) compile(d);
@@ -232,12 +233,21 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     return glStatus("while processing a frame");
 }
 
+std::string FragmentBackend::explainFrame() const {
+    if (frameDraws_ == 0) return {};
+    std::string s = "the last frame's fragments per program (its draws' scissors, every round counted):\n";
+    for (std::size_t i = 0; i < shaderFragments_.size(); ++i)
+        s += "  " + plan_.shaders[i].name + ": " + std::to_string(shaderFragments_[i]) + "\n";
+    return s;
+}
+
 std::string FragmentBackend::explainDetails() const {
     return std::string(", ") + (packed_ ? "packed RGBA8" : "float") + " intermediates, " + std::to_string(plan_.passes.size()) +
            " passes per frame, read back as " + readbackFormat() + ", " + describeBytes(memory().gpu) + " of GPU memory in " +
            std::to_string(plan_.planes.size()) + " planes" +
            (frameDraws_ == 0 ? std::string()
-                             : "; the last frame ran " + std::to_string(frameDraws_) + " draws" +
+                             : "; the last frame ran " + std::to_string(frameDraws_) + " draws moving at least " +
+                                   std::to_string(frameBytes_) + " bytes" +
                                    (repeatRounds_ > 0 ? ", " + std::to_string(repeatRounds_) + " rounds of the step that repeats until stable"
                                                       : std::string()));
 }

@@ -84,6 +84,7 @@ private:
         : GlesBackend(limits, "the board's"), limits_(limits), options_(options) {}
     void init();  // with the context current: the capabilities
     std::string explainDetails() const override;
+    std::string explainFrame() const override;
     std::size_t plannedGpuBytes(const Chain& chain, const FrameFormat& format) const override;
     Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
     Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
@@ -116,9 +117,11 @@ private:
     static constexpr std::size_t kTriangleBytes = 6 * sizeof(float);  // the full-screen triangle's vertices
     unsigned vertexBuffer_ = 0;
     unsigned readFbo_ = 0;  // reading a QuadRows result layer by layer
-    // The last frame's draws as they ran (a step that repeats until stable counted every round)
-    // and the rounds of its repeated steps: --explain reports them, and the Pi estimates count them.
-    std::size_t frameDraws_ = 0;
+    // The last frame's draws as they ran (a step that repeats until stable counted every round),
+    // the bytes they moved at the least (FragmentPlan::drawBytes) and the rounds of its repeated
+    // steps: --explain reports them, and the Pi estimates count them.
+    std::size_t frameDraws_ = 0, frameBytes_ = 0;
+    std::vector<std::size_t> shaderFragments_;  // per shader of the plan: the last frame's fragments (scissors)
     int repeatRounds_ = 0;
     struct StencilBuffer {
         unsigned format = 0;  // what completes a class plane's framebuffer here (init), 0: none

@@ -53,6 +53,21 @@ std::size_t FragmentPlan::bytes() const {
     return total;
 }
 
+std::size_t FragmentPlan::drawBytes(const Draw& d) const {
+    const Plane& t = planes[static_cast<std::size_t>(d.target)];
+    const double whole = static_cast<double>(t.width) * t.height;
+    const double area = d.w > 0 ? static_cast<double>(d.w) * d.h : whole;
+    // A borrowed texture is GstGL's: one byte a texel (R8 or LUMINANCE) is taken for it.
+    auto bytesOf = [](const Plane& p) { return p.kind == Plane::Kind::Borrowed ? std::size_t{1} : texelBytes(p.kind); };
+    double moved = area * (d.stencil == Stencil::Mark ? 0 : bytesOf(t)) + (d.stencil != Stencil::None ? area : 0);
+    for (int i : d.inputs)
+        if (i >= 0) {
+            const Plane& in = planes[static_cast<std::size_t>(i)];
+            moved += static_cast<double>(in.width) * in.height * bytesOf(in) * area / whole;
+        }
+    return static_cast<std::size_t>(moved);
+}
+
 namespace {
 /// Bytes of the stencil buffer a plan's class planes share (STENCIL_INDEX8: 1 a texel; packed
 /// depth and stencil: 4), of their size; 0 without one.

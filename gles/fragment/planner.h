@@ -95,6 +95,10 @@ struct FragmentPlan {
 
     /// GPU memory of the plan's textures (borrowed ones are not ours), in bytes.
     std::size_t bytes() const;
+    /// Bytes a draw moves at the least: its target's texels in the scissor written (a stencil
+    /// draw: the stencil byte too, and only that when it marks), and of each input the share the
+    /// scissor covers, each texel read once (the texture cache keeping every neighbour).
+    std::size_t drawBytes(const Draw& d) const;
 };
 
 /// Plans a chain, or single draws (GstGL's import and encode), into a FragmentPlan: the per-stage

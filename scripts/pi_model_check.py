@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The Pi estimates' model held to the compilers' own counts (issue 38; docs/boards.md, "What the
+compilers say about speed"):
+
+    scripts/pi_model_check.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR [--size WxH] [--llvmpipe-build BUILD]
+
+For each board (rpi3 on vc4, rpi4 on v3d 4.2, rpi5 on v3d 7.1) and main chain on gles-fragment, two
+counts of the instructions a frame issues, per pixel:
+
+- the model's, as scripts/pi_passes.py makes its estimates: each pass of `--explain` under the
+  board's real compiler (the noop DRM shim), its items as the model reads them from the pass line
+  (a quarter of the fragments for quad planes, a tile's rows, ...), a repeated pass times its
+  draws and the rounds it ran, times the compiler's instruction count for its program;
+- the frame's own: the same plan run on llvmpipe on a frame of the photo clip, every draw as it
+  ran (`--explain`'s "fragments per program": each draw's scissor, every round of the repeated
+  step), times the same instruction counts.
+
+Both sides come from the same arm64 build (the llvmpipe side under qemu, or --llvmpipe-build: a
+native build of the same tree). They must agree within 10%, or the check fails (exit 1) naming the
+chain: the model would be counting work that does not run, or missing work that does.
+"""
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pi_passes  # noqa: E402
+
+CHAINS = ["edges", "gabor sigma=4 wavelength=8 orientations=6", "blur sigma=2"]
+TOLERANCE = 0.10
+
+
+def main():
+    args = sys.argv[1:]
+    size, native = "320x240", None
+    if "--size" in args:
+        at = args.index("--size")
+        size = args[at + 1]
+        del args[at:at + 2]
+    if "--llvmpipe-build" in args:
+        at = args.index("--llvmpipe-build")
+        native = args[at + 1]
+        del args[at:at + 2]
+    if len(args) != 3:
+        raise SystemExit(__doc__)
+    build, sysroot, pi = args
+    w, h = map(int, size.split("x"))
+    work = tempfile.mkdtemp()
+    image = os.path.join(work, "in.png")
+    pi_passes.png(image, w, h)
+    failures = 0
+    print("| board | chain | %s: the model's instructions a pixel | the frame's draws' | model / frame |" % size)
+    print("|---|---|---|---|---|")
+    for gpu, board, backends, *_ in pi_passes.BOARDS:
+        for chain in CHAINS:
+            text = pi_passes.explain(build, sysroot, pi, gpu, board, "gles-fragment", chain, image, work)
+            rows = pi_passes.passes(text, w, h)
+            inst = {re.sub(r" k=\d+$", "", name): i for name, _, _, i, _ in rows}
+            ran = pi_passes.llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, 0, native)
+            frame = pi_passes.FRAME.search(ran)
+            rounds = int(frame.group(3) or 0)
+            model = 0
+            for line in text.splitlines():
+                m = pi_passes.PASS.match(line)
+                if not m:
+                    continue
+                name = m.group(1)
+                row = next(r for r in rows if r[0] == name)
+                items = row[1]
+                if "repeated until stable" in line:
+                    items *= rounds * int(re.search(r"(\d+) draws?", line).group(1))
+                model += items * row[3]
+            counted = pi_passes.fragments_per_program(ran)
+            missing = sorted(p for p in counted if p not in inst)
+            frame_count = sum(f * inst.get(p, 0) for p, f in counted.items())
+            if not counted or missing or frame_count == 0:
+                print("| %s | `%s` | FAIL: no instruction count for %s |" % (board, chain, ", ".join(missing) or "any program"))
+                failures += 1
+                continue
+            ratio = model / frame_count
+            ok = abs(ratio - 1) <= TOLERANCE
+            failures += not ok
+            print("| %s | `%s` | %.0f | %.0f | %.3f%s |" % (board, chain, model / (w * h), frame_count / (w * h), ratio,
+                                                          "" if ok else " FAIL (over 10%)"))
+            sys.stdout.flush()
+    print("pi_model_check: %d of %d chains outside %d%%" % (failures, len(pi_passes.BOARDS) * len(CHAINS), TOLERANCE * 100))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
