@@ -74,25 +74,43 @@ for entry in "${pids[@]}"; do
   echo "  (refused by the planner, run on the cpu: $(grep -c '^refused' "$out/$gpu_name.log" || true); $out/$gpu_name.log)"
 done
 
+# launch DRIVER LOG [VAR=VALUE...] -- ARGS...: the sysroot's gst-launch-1.0 -v ARGS under DRIVER's
+# shim, with the plugin from BUILD and GstGL headless (the shim's device, GLES); its output in LOG.
+launch() {
+  local driver=$1 log=$2 emu
+  shift 2
+  emulator "$driver"
+  while [ "$1" != -- ]; do emu+=(-E "$1"); shift; done
+  shift
+  GST_PLUGIN_PATH="$build/lib" GST_REGISTRY="$out/registry-$driver.bin" GST_REGISTRY_FORK=no \
+    GST_PLUGIN_SYSTEM_PATH="$sysroot/usr/lib/aarch64-linux-gnu/gstreamer-1.0" GST_GL_WINDOW=egl-device GST_GL_API=gles2 \
+    timeout 300 "${emu[@]}" "$sysroot/usr/bin/gst-launch-1.0" -v "$@" >"$log" 2>&1
+}
+
+# report OK WHAT LOG: "ok WHAT" where OK is 0, else "FAIL WHAT:" with the log's warnings (and the
+# check fails).
+report() {
+  if [ "$1" = 0 ]; then
+    echo "pi_compilers: ok $2"
+  else
+    echo "pi_compilers: FAIL $2:"
+    grep -v DRM_SHIM "$3" | grep "WARNING\|CRITICAL\|ERROR\|active-backend\|Failed" | head -n 5
+    status=1
+  fi
+}
+
 # The plugin too: the main job's elements in gst-launch-1.0 (the sysroot's, the arm64 plugin) under
 # the shim. A pass the driver failed would make the element warn and run the cpu backend: the
 # line must end with no warning and the element still on the GPU backend it was given.
 plugin() {  # plugin GPU BOARD BACKEND ELEMENT...
   local driver=$1 board=$2 backend=$3
   shift 3
-  local log="$out/gst-$driver-$board-$backend-$1.log" emu
-  emulator "$driver"
-  if GST_PLUGIN_PATH="$build/lib" GST_REGISTRY="$out/registry-$driver.bin" GST_REGISTRY_FORK=no \
-     GST_PLUGIN_SYSTEM_PATH="$sysroot/usr/lib/aarch64-linux-gnu/gstreamer-1.0" \
-     timeout 300 "${emu[@]}" "$sysroot/usr/bin/gst-launch-1.0" -v striatesrc num-buffers=2 is-live=false \
-       ! video/x-raw,format=NV12,width=640,height=480 ! "$@" backend="$backend" board="$board" ! fakesink >"$log" 2>&1 \
-     && ! grep -q "WARNING\|ERROR" "$log" && [ "$(grep -o "active-backend = [a-z-]*" "$log" | tail -n 1)" = "active-backend = $backend" ]; then
-    echo "pi_compilers: ok gst-launch $* backend=$backend board=$board on $driver"
-  else
-    echo "pi_compilers: FAIL gst-launch $* backend=$backend board=$board on $driver:"
-    grep -v DRM_SHIM "$log" | grep "WARNING\|ERROR\|active-backend\|Failed" | head -n 5
-    status=1
-  fi
+  local log="$out/gst-$driver-$board-$backend-$1.log" ok=1
+  launch "$driver" "$log" -- striatesrc num-buffers=2 is-live=false ! video/x-raw,format=NV12,width=640,height=480 \
+       ! "$@" backend="$backend" board="$board" ! fakesink \
+     && ! grep -q "WARNING\|ERROR" "$log" && [ "$(grep -o "active-backend = [a-z-]*" "$log" | tail -n 1)" = "active-backend = $backend" ] \
+     && ok=0
+  report $ok "gst-launch $* backend=$backend board=$board on $driver" "$log"
 }
 if [[ " ${parts[*]} " == *" plugin "* ]]; then
   plugin vc4 rpi3 gles-fragment striateedges
@@ -111,46 +129,32 @@ fi
 # With STRIATE_GLES_TEST_PASS=over-vc4-limit a test-only pass vc4 cannot register-allocate joins
 # the plan: one warning naming it, then the cpu, every frame still there and each the cpu's edges
 # (nothing executes under the shim: the GPU's own frames are never compared).
-vc4_launch() {  # vc4_launch LOG [VAR=VALUE...] -- PIPELINE...: gst-launch-1.0 -v in GstGL on vc4
-  local log=$1 emu
-  shift
-  emulator vc4
-  while [ "$1" != -- ]; do emu+=(-E "$1"); shift; done
-  shift
-  GST_PLUGIN_PATH="$build/lib" GST_REGISTRY="$out/registry-vc4.bin" GST_REGISTRY_FORK=no     GST_PLUGIN_SYSTEM_PATH="$sysroot/usr/lib/aarch64-linux-gnu/gstreamer-1.0" GST_GL_WINDOW=egl-device GST_GL_API=gles2     timeout 300 "${emu[@]}" "$sysroot/usr/bin/gst-launch-1.0" -v striatesrc num-buffers=3 is-live=false seed=3     ! video/x-raw,format=GRAY8,width=97,height=63 "$@" >"$log" 2>&1
-}
+frames="striatesrc num-buffers=3 is-live=false seed=3 ! video/x-raw,format=GRAY8,width=97,height=63"
 gl_verdict() {  # gl_verdict NAME LOG WANT_WARNINGS WANT_BACKENDS FILE BYTES [REFERENCE]: the line's outcome
   local name=$1 log=$2 warnings backends bytes
   warnings=$(grep -c "^WARNING\|CRITICAL" "$log" || true)
   backends=$(grep -o "active-backend = [a-z-]*" "$log" | sed 's/.* = //' | xargs)
   bytes=$(stat -c %s "$5" 2>/dev/null || echo 0)
   # GRAY8 rows are padded to 100 bytes: the 97 pixels of each must equal the reference's.
-  if [ "$warnings" = "$3" ] && [ "$backends" = "$4" ] && [ "$bytes" = "$6" ] \
-     && { [ -z "${7:-}" ] || ! cmp -l "$5" "$7" | awk '($1 - 1) % 100 < 97 { bad = 1 } END { exit !bad }'; }; then
-    local same=""
-    [ -n "${7:-}" ] && same=", the cpu's edges"
-    echo "pi_compilers: ok GstGL's context on vc4, $name: $warnings warnings, active-backend: $backends, $bytes bytes$same"
-  else
-    echo "pi_compilers: FAIL GstGL's context on vc4, $name: $warnings warnings (want $3), active-backend: $backends (want $4), $bytes bytes (want $6):"
-    grep -v DRM_SHIM "$log" | grep "WARNING\|CRITICAL\|ERROR\|active-backend" | head -n 5
-    status=1
-  fi
+  local ok=1 same=""
+  [ "$warnings" = "$3" ] && [ "$backends" = "$4" ] && [ "$bytes" = "$6" ] \
+     && { [ -z "${7:-}" ] || ! cmp -l "$5" "$7" | awk '($1 - 1) % 100 < 97 { bad = 1 } END { exit !bad }'; } && ok=0
+  [ -n "${7:-}" ] && same=", the cpu's edges wanted"
+  report $ok "GstGL's context on vc4, $name: $warnings warnings (want $3), active-backend: $backends (want $4), $bytes bytes (want $6)$same" "$log"
 }
 if [[ " ${parts[*]} " == *" gl-memory "* ]]; then
-  vc4_launch "$out/gl-memory-passes.log" -- ! glupload ! striateedges board=rpi3 ! "video/x-raw(memory:GLMemory),format=GRAY8" \
+  launch vc4 "$out/gl-memory-passes.log" -- $frames ! glupload ! striateedges board=rpi3 ! "video/x-raw(memory:GLMemory),format=GRAY8" \
     ! glcolorconvert ! "video/x-raw(memory:GLMemory),format=RGBA" ! gldownload ! filesink location="$out/gl-memory-passes.raw" || true
   gl_verdict "its passes" "$out/gl-memory-passes.log" 0 gles-fragment "$out/gl-memory-passes.raw" $((3 * 97 * 63 * 4))
   # The cpu's edges of the same frames, in system memory, for the fallback to equal.
-  vc4_launch "$out/gl-memory-cpu.log" -- ! striateedges backend=cpu ! filesink location="$out/gl-memory-cpu.raw" || true
-  vc4_launch "$out/gl-memory-over-limit.log" STRIATE_GLES_TEST_PASS=over-vc4-limit -- ! glupload ! striateedges board=rpi3 \
+  launch vc4 "$out/gl-memory-cpu.log" -- $frames ! striateedges backend=cpu ! filesink location="$out/gl-memory-cpu.raw" || true
+  launch vc4 "$out/gl-memory-over-limit.log" STRIATE_GLES_TEST_PASS=over-vc4-limit -- $frames ! glupload ! striateedges board=rpi3 \
     ! "video/x-raw(memory:GLMemory),format=GRAY8" ! gldownload ! filesink location="$out/gl-memory-over-limit.raw" || true
   if grep -q "^WARNING.*did not compile the shader of pass 'test-only: 48 dependent" "$out/gl-memory-over-limit.log"; then
     gl_verdict "a test-only pass over the limit" "$out/gl-memory-over-limit.log" 1 "gles-fragment cpu" \
       "$out/gl-memory-over-limit.raw" $((3 * 100 * 63)) "$out/gl-memory-cpu.raw"
   else
-    echo "pi_compilers: FAIL GstGL's context on vc4: no warning names the test-only pass over the limit:"
-    grep -v DRM_SHIM "$out/gl-memory-over-limit.log" | grep "WARNING\|CRITICAL\|ERROR\|active-backend" | head -n 5
-    status=1
+    report 1 "GstGL's context on vc4: no warning names the test-only pass over the limit" "$out/gl-memory-over-limit.log"
   fi
 fi
 

@@ -33,15 +33,8 @@ TOLERANCE = 0.10
 
 def main():
     args = sys.argv[1:]
-    size, native = "320x240", None
-    if "--size" in args:
-        at = args.index("--size")
-        size = args[at + 1]
-        del args[at:at + 2]
-    if "--llvmpipe-build" in args:
-        at = args.index("--llvmpipe-build")
-        native = args[at + 1]
-        del args[at:at + 2]
+    size = pi_passes.option(args, "--size", "320x240")
+    native = pi_passes.option(args, "--llvmpipe-build")
     if len(args) != 3:
         raise SystemExit(__doc__)
     build, sysroot, pi = args

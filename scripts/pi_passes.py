@@ -200,18 +200,21 @@ def passes(text, w, h):
     return out
 
 
+def option(args, name, default=None):
+    """The value after `name` in args (both taken out), or default."""
+    if name not in args:
+        return default
+    at = args.index(name)
+    value = args[at + 1]
+    del args[at:at + 2]
+    return value
+
+
 def main():
     args = sys.argv[1:]
-    tsv = None
-    native = None
-    if "--llvmpipe-build" in args:
-        at = args.index("--llvmpipe-build")
-        native = args[at + 1]
-        del args[at:at + 2]
-    if "--tsv" in args:
-        at = args.index("--tsv")
-        tsv = open(args[at + 1], "w")
-        del args[at:at + 2]
+    native = option(args, "--llvmpipe-build")
+    tsv = option(args, "--tsv")
+    tsv = open(tsv, "w") if tsv else None
     build, sysroot, pi = args[:3]
     work = tempfile.mkdtemp()
     if tsv:
