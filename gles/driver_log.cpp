@@ -103,10 +103,6 @@ Entry entryPoints() {
     return e;
 }
 
-} // namespace
-
-namespace {
-
 void GL_APIENTRY onMessage(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length, const GLchar* text,
                            const void* self) {
     const auto* log = static_cast<const DriverLog*>(self);
