@@ -98,23 +98,12 @@ void FragmentBackend::runSteps() {
         dst->resize(static_cast<std::size_t>(4) * p.width * p.height);
         readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
     };
-    frameDraws_ = frameBytes_ = 0;
-    repeatRounds_ = 0;
-    std::fill(shaderFragments_.begin(), shaderFragments_.end(), 0);
-    auto count = [&](const DrawStep& step, int times) {
-        const auto n = static_cast<std::size_t>(times);
-        frameDraws_ += n * step.passes.size();
-        for (const Draw& d : step.passes) {
-            frameBytes_ += n * plan_.drawBytes(d);
-            const Plane& t = plan_.planes[d.target];
-            if (d.shader >= 0 && static_cast<std::size_t>(d.shader) < shaderFragments_.size())
-                shaderFragments_[d.shader] += n * static_cast<std::size_t>(d.w > 0 ? d.w * d.h : t.width * t.height);
-        }
-    };
-    for (const DrawStep& step : plan_.steps) {
+    std::fill(stepRuns_.begin(), stepRuns_.end(), 0);
+    for (std::size_t k = 0; k < plan_.steps.size(); ++k) {
+        const DrawStep& step = plan_.steps[k];
         if (!step.repeatUntilStable) {
             for (const Draw& d : step.passes) run(d);
-            count(step, 1);
+            stepRuns_[k] = 1;
             continue;
         }
         // Each pair of draws moves an edge at least one pixel along every unfinished path, so
@@ -125,8 +114,7 @@ void FragmentBackend::runSteps() {
         for (long pairs = 0; pairs < static_cast<long>(W) * H + kHysteresisPairsPerCheck; pairs += kHysteresisPairsPerCheck) {
             for (int i = 0; i < kHysteresisPairsPerCheck; ++i)
                 for (const Draw& d : step.passes) run(d);
-            count(step, kHysteresisPairsPerCheck);
-            repeatRounds_ += kHysteresisPairsPerCheck;
+            stepRuns_[k] += kHysteresisPairsPerCheck;
             readClasses(step.watched, &after);
             if (after == before) break;
             before.swap(after);

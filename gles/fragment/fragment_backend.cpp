@@ -152,7 +152,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
         plan_.passes.push_back(PassInfo{kOverVc4LimitName, "RGBA8", "1 draw"});
     }
     passes_ = plan_.passes;
-    shaderFragments_.assign(plan_.shaders.size(), 0);
+    stepRuns_.assign(plan_.steps.size(), 0);
     for (std::size_t i = 0; i < plan_.planes.size() && failure_; ++i) makePlane(static_cast<int>(i));
     for (DrawStep& step : plan_.steps)
         for (Draw& d : step.passes) compile(d);
@@ -233,23 +233,40 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     return glStatus("while processing a frame");
 }
 
+FragmentBackend::FrameCount FragmentBackend::lastFrame() const {
+    FrameCount c;
+    c.fragments.assign(plan_.shaders.size(), 0);
+    for (std::size_t k = 0; k < plan_.steps.size() && k < stepRuns_.size(); ++k) {
+        const auto n = static_cast<std::size_t>(stepRuns_[k]);
+        if (plan_.steps[k].repeatUntilStable) c.rounds += stepRuns_[k];
+        c.draws += n * plan_.steps[k].passes.size();
+        for (const Draw& d : plan_.steps[k].passes) {
+            const Plane& t = plan_.planes[d.target];
+            c.bytes += n * plan_.drawBytes(d);
+            if (d.shader >= 0) c.fragments[d.shader] += n * static_cast<std::size_t>(d.w > 0 ? d.w * d.h : t.width * t.height);
+        }
+    }
+    return c;
+}
+
 std::string FragmentBackend::explainFrame() const {
-    if (frameDraws_ == 0) return {};
+    const FrameCount c = lastFrame();
+    if (c.draws == 0) return {};
     std::string s = "the last frame's fragments per program (its draws' scissors, every round counted):\n";
-    for (std::size_t i = 0; i < shaderFragments_.size(); ++i)
-        s += "  " + plan_.shaders[i].name + ": " + std::to_string(shaderFragments_[i]) + "\n";
+    for (std::size_t i = 0; i < c.fragments.size(); ++i) s += "  " + plan_.shaders[i].name + ": " + std::to_string(c.fragments[i]) + "\n";
     return s;
 }
 
 std::string FragmentBackend::explainDetails() const {
+    const FrameCount c = lastFrame();
     return std::string(", ") + (packed_ ? "packed RGBA8" : "float") + " intermediates, " + std::to_string(plan_.passes.size()) +
            " passes per frame, read back as " + readbackFormat() + ", " + describeBytes(memory().gpu) + " of GPU memory in " +
            std::to_string(plan_.planes.size()) + " planes" +
-           (frameDraws_ == 0 ? std::string()
-                             : "; the last frame ran " + std::to_string(frameDraws_) + " draws moving at least " +
-                                   std::to_string(frameBytes_) + " bytes" +
-                                   (repeatRounds_ > 0 ? ", " + std::to_string(repeatRounds_) + " rounds of the step that repeats until stable"
-                                                      : std::string()));
+           (c.draws == 0 ? std::string()
+                         : "; the last frame ran " + std::to_string(c.draws) + " draws moving at least " + std::to_string(c.bytes) +
+                               " bytes" +
+                               (c.rounds > 0 ? ", " + std::to_string(c.rounds) + " rounds of the step that repeats until stable"
+                                             : std::string()));
 }
 
 } // namespace striate::gles

@@ -117,12 +117,16 @@ private:
     static constexpr std::size_t kTriangleBytes = 6 * sizeof(float);  // the full-screen triangle's vertices
     unsigned vertexBuffer_ = 0;
     unsigned readFbo_ = 0;  // reading a QuadRows result layer by layer
-    // The last frame's draws as they ran (a step that repeats until stable counted every round),
-    // the bytes they moved at the least (FragmentPlan::drawBytes) and the rounds of its repeated
-    // steps: --explain reports them, and the Pi estimates count them.
-    std::size_t frameDraws_ = 0, frameBytes_ = 0;
-    std::vector<std::size_t> shaderFragments_;  // per shader of the plan: the last frame's fragments (scissors)
-    int repeatRounds_ = 0;
+    // Per step of the plan, how often the last frame ran it (a step that repeats until stable: its
+    // rounds): --explain derives the frame's draws, bytes and fragments from it (lastFrame()), and
+    // the Pi estimates count them.
+    std::vector<int> stepRuns_;
+    struct FrameCount {
+        std::size_t draws = 0, bytes = 0;  // bytes: FragmentPlan::drawBytes, summed
+        int rounds = 0;                    // of the steps that repeat until stable
+        std::vector<std::size_t> fragments;  // per shader of the plan: its draws' scissors
+    };
+    FrameCount lastFrame() const;
     struct StencilBuffer {
         unsigned format = 0;  // what completes a class plane's framebuffer here (init), 0: none
         std::vector<unsigned> attachments;
