@@ -8,7 +8,8 @@
 #   build          host, Release, NEON through SIMDe: unit, conformance, GLES, GStreamer, cli, package
 #   build-san      clang, AddressSanitizer + UBSan, with the libFuzzer targets (tests/fuzz): the same
 #                  tests (no gst-launch lines: gst-launch-1.0 is not instrumented) and the fuzzers,
-#                  STRIATE_FUZZ_SECONDS (20) each
+#                  STRIATE_FUZZ_SECONDS (10) each, going on from the corpus they grew in earlier
+#                  runs ($STRIATE_CACHE/fuzz-corpus)
 #   build-tsan     ThreadSanitizer: the tests whose threads meet (scripts/tsan.sh)
 #   build-aarch64, build-armhf
 #                  the whole project against Debian 12 sysroots (scripts/sysroot.sh, cached in
@@ -18,7 +19,8 @@
 # scripts/pi_compilers.sh; docs/boards.md) and the Pi estimates' model against those compilers'
 # counts (scripts/pi_model_check.py), as jobs on all cores, the longest first. Caches, all
 # under $STRIATE_CACHE: the sysroots, ccache (compiles), Mesa's shader cache (the GLES tests'
-# llvmpipe programs) and the jobs' measured costs. A step table with seconds ends every run.
+# llvmpipe programs), the fuzzers' corpora and the jobs' measured costs. A step table with
+# seconds ends every run.
 # On a Raspberry Pi (arm64 or armhf) the host, sanitizer and ThreadSanitizer builds run natively with
 # real NEON; no cross builds.
 set -euo pipefail
@@ -131,7 +133,7 @@ fi
 step "tests: every build's, one schedule on $jobs cores"
 spec=(--build host build --
       --build san build-san ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-              "STRIATE_FUZZ_SECONDS=${STRIATE_FUZZ_SECONDS:-20}" --
+              "STRIATE_FUZZ_SECONDS=${STRIATE_FUZZ_SECONDS:-10}" "STRIATE_FUZZ_CORPUS=$cache/fuzz-corpus" --
       --build tsan build-tsan --)
 for pair in "${cross[@]}"; do
   spec+=(--build "${pair##*:}" "build-${pair%%:*}" --)

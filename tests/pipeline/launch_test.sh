@@ -192,9 +192,10 @@ if [ -n "$gpu" ]; then
         if r=$(compare gl.raw cpu.raw 97 63 "$maxdiff" "$share"); then pass "$name: $r"; else fail "$name: $r"; fi
     done
     # GL memory in and out against system memory on the cpu, every input format, an odd size; with
-    # float targets (host) and packed 8-bit planes (rpi3); ALGORITHMS.md 8 in 8-bit steps.
+    # float targets (host) and packed 8-bit planes (rpi3); ALGORITHMS.md 8 in 8-bit steps. Under
+    # qemu the camera's NV12 alone (the formats' shaders are the host's; 35 s a format there).
     size="width=97,height=63"
-    for fmt in $(pick "GRAY8 NV12 NV21 I420 YUY2 UYVY RGBA BGRx" "NV12 RGBA"); do
+    for fmt in $(pick "GRAY8 NV12 NV21 I420 YUY2 UYVY RGBA BGRx" "NV12"); do
         src="striatesrc num-buffers=3 is-live=false seed=3 ! video/x-raw,format=I420,$size ! videoconvert ! video/x-raw,format=$fmt"
         for c in "striateblur sigma=3 method=recursive|1|0" "striategabor orientations=4|1|0" "striateedges|0|0.999" \
                  "striateblur sigma=6 method=recursive board=rpi3|1|0" "striateedges board=rpi3|255|0.995"; do
