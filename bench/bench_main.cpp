@@ -144,20 +144,38 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
     for (const StageInfo& stage : stageInfos())
         if (std::find(chains.begin(), chains.end(), stage.examples.front()) == chains.end())
             chains.push_back(stage.examples.front());
+    // gles-fragment's forms beside its default: the recursive filters' (recursive blurs and Gabor
+    // chains) and the hysteresis's draws (edges).
     struct Target {
         BackendKind kind;
         const char* board;
-        gles::RecursiveForm form;  // gles-fragment's recursive filters
+        gles::RecursiveForm form = gles::RecursiveForm::Auto;
+        gles::HysteresisForm hysteresis = gles::FragmentOptions{}.hysteresis;
+        bool appliesTo(const std::string& text) const {
+            if (form != gles::RecursiveForm::Auto) return text.find("recursive") != std::string::npos || text.find("gabor") != std::string::npos;
+            if (hysteresis != gles::FragmentOptions{}.hysteresis) return text.find("edges") != std::string::npos;
+            return true;
+        }
+        std::string name() const {
+            return std::string(nickOf(kBackendKinds, kind)) + " " + board +
+                   (form != gles::RecursiveForm::Auto ? std::string(" ") + nickOf(gles::kRecursiveForms, form) : std::string()) +
+                   (hysteresis != gles::FragmentOptions{}.hysteresis
+                        ? std::string(" hysteresis ") + nickOf(gles::kHysteresisForms, hysteresis)
+                        : std::string());
+        }
     };
     constexpr gles::RecursiveForm kAuto = gles::RecursiveForm::Auto;
-    const Target targets[] = {{BackendKind::GlesCompute, "host", kAuto},
-                              {BackendKind::GlesFragment, "host", kAuto},
+    constexpr gles::HysteresisForm kDraws = gles::HysteresisForm::Draws;
+    const Target targets[] = {{BackendKind::GlesCompute, "host"},
+                              {BackendKind::GlesFragment, "host"},
                               {BackendKind::GlesFragment, "host", gles::RecursiveForm::Strips},
                               {BackendKind::GlesFragment, "host", gles::RecursiveForm::Block},
-                              {BackendKind::GlesFragment, "rpi3", kAuto},
+                              {BackendKind::GlesFragment, "host", kAuto, kDraws},
+                              {BackendKind::GlesFragment, "rpi3"},
                               {BackendKind::GlesFragment, "rpi3", gles::RecursiveForm::Strips},
                               {BackendKind::GlesFragment, "rpi3", gles::RecursiveForm::Block},
-                              {BackendKind::GlesFragment, "tight", kAuto}};
+                              {BackendKind::GlesFragment, "rpi3", kAuto, kDraws},
+                              {BackendKind::GlesFragment, "tight"}};
     for (auto [W, H] : sizes) {
         const cv::Mat src(original.height(), original.width(), CV_8UC1, const_cast<std::uint8_t*>(original.data()),
                           original.stride());
@@ -172,17 +190,14 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
             cpu::CpuBackend cpuBackend(threads);
             if (Status s = cpuBackend.configure(chain, FrameFormat{W, H}); !s) return s;
             for (const Target& t : targets) {
-                if (t.form != kAuto && text.find("recursive") == std::string::npos && text.find("gabor") == std::string::npos)
-                    continue;  // the forms differ only in recursive filters
+                if (!t.appliesTo(text)) continue;
+                BackendOptions options{threads, t.board};
+                options.fragment.recursiveForm = t.form;
+                options.fragment.hysteresis = t.hysteresis;
                 std::unique_ptr<Backend> gpu;
                 std::string fallback;
-                if (Status s = startBackend(t.kind, BackendOptions{threads, t.board, {t.form}}, chain, FrameFormat{W, H}, &gpu,
-                                            &fallback);
-                    !s)
-                    return s;
-                const std::string name =
-                    std::string(nickOf(kBackendKinds, t.kind)) + " " + t.board +
-                    (t.form != kAuto ? std::string(" ") + nickOf(gles::kRecursiveForms, t.form) : std::string());
+                if (Status s = startBackend(t.kind, options, chain, FrameFormat{W, H}, &gpu, &fallback); !s) return s;
+                const std::string name = t.name();
                 if (!fallback.empty()) {
                     std::printf("%-10s %-44s skipped: %s\n", size.c_str(), (std::string(text) + " on " + name).c_str(),
                                 fallback.c_str());

@@ -25,12 +25,21 @@ enum class PyramidUse { WhereCheaper, Always, Never };
 /// Whether gles-fragment's two-pass blurs run in bands with a tile of rows between the passes.
 enum class TileUse { Never, WhereSmaller, Always };
 
+/// How gles-fragment runs Canny's hysteresis (docs/algorithms.md, "The GLES backends"): pairs of
+/// draws repeated until the classes stop changing, each growing the edges one pixel (the stencil
+/// below limiting them to weak pixels), or the class map read back once, flooded on the cpu
+/// (core/hysteresis.h, as the cpu backend floods) and uploaded again. The same edges either way.
+enum class HysteresisForm { Draws, CpuFlood };
+inline constexpr EnumName<HysteresisForm> kHysteresisForms[] = {{HysteresisForm::Draws, "draws"},
+                                                               {HysteresisForm::CpuFlood, "cpu-flood"}};
+
 /// gles-fragment's choices among equivalent forms of a plan.
 struct FragmentOptions {
     RecursiveForm recursiveForm = RecursiveForm::Auto;
     PyramidUse boxPyramid = PyramidUse::WhereCheaper;
-    /// Hysteresis draws shade only the weak pixels, through a stencil buffer, where one completes
-    /// the class planes' framebuffers; false: full-frame draws (the tests compare both).
+    HysteresisForm hysteresis = HysteresisForm::CpuFlood;
+    /// HysteresisForm::Draws shade only the weak pixels, through a stencil buffer, where one
+    /// completes the class planes' framebuffers; false: full-frame draws (the tests compare both).
     bool hysteresisStencil = true;
     /// A tall frame's two-pass blur runs its horizontal pass a band at a time into a tile of
     /// rows (FragmentPlanner::banded) where that makes the plan smaller; Never and Always for the

@@ -17,7 +17,11 @@ template <class Pass>
 struct Step {
     std::vector<Pass> passes;
     bool repeatUntilStable = false;
-    int watched = -1;  ///< gles-fragment: the plane whose read-back ends the repeat
+    int watched = -1;  ///< gles-fragment: the plane whose read-back ends the repeat, or is flooded
+    /// gles-fragment, a step of no passes: the edge classes of `watched` (RGBA8, a byte a pixel
+    /// every this many bytes of its rows) read back, flooded on the cpu (core/hysteresis.h) and
+    /// uploaded again; 0: the step's passes run.
+    int cpuFloodBytesPerPixel = 0;
 };
 
 /// Planes used outside the passes (-1 entries are ignored).

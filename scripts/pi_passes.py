@@ -23,7 +23,11 @@ larger of the two counts, each round that pass's draws over the whole frame (the
 limit to weak pixels is not counted: whether vc4 and v3d test it before the shader runs is not
 known here). gles-compute's hysteresis dispatches are still counted once. A gles-fragment frame
 is at least its memory floor: the bytes the same run's draws moved at the least (`--explain`:
-"moving at least B bytes", FragmentPlan::drawBytes), over the board's bandwidth (BOARDS).
+"moving at least B bytes", FragmentPlan::drawBytes), over the board's bandwidth (BOARDS). To that
+it adds what the cpu does in the frame, from the same llvmpipe runs: the transfers (a frame's
+upload and read-back in system memory, and the bytes the hysteresis's cpu flood read back and
+uploaded again) at TRANSFER_SHARE of the bandwidth (assumed), and the flood itself on one core
+(FLOOD_PER_*: the pixels it marked, from `--explain`). gles-compute's transfers are not counted yet.
 """
 import math
 import os
@@ -33,6 +37,9 @@ import sys
 import tempfile
 import zlib
 import struct
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpu_estimate  # noqa: E402  (the boards' cores: CORES)
 
 # name: (gpu, board, backends, QPUs, clock MHz, TMUs, memory GB/s, note). The memory bandwidth:
 # the Pi 4's is measured (STREAM copy, 5.5 GB/s, headless: sci-pi.org.uk/bench/stream.html), 43% of
@@ -87,6 +94,8 @@ def explain(build, sysroot, pi, gpu, board, backend, chain, image, work):
 
 
 FRAME = re.compile(r"the last frame ran (\d+) draws moving at least (\d+) bytes(?:, (\d+) rounds of the step that repeats until stable)?")
+FLOOD = re.compile(r"read back and uploaded (\d+) bytes each way between its draws \(the hysteresis's cpu flood, which marked (\d+) pixels\)")
+SYSTEM_MEMORY = re.compile(r"a frame in system memory uploads (\d+) bytes and reads back (\d+)")
 
 
 def llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, frame, native=None):
@@ -119,14 +128,31 @@ def llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, frame, nativ
 
 
 def frame_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
-    """(rounds, bytes): the most rounds of the repeated step (0 where the plan repeats nothing)
-    and the most bytes the draws moved, over the photo clip's first and last frames."""
-    most, moved = 0, 0
+    """{rounds, moved, flooded, marked, uploaded, read}: the most rounds of the repeated step (0
+    where the plan repeats nothing), bytes the draws moved, bytes the hysteresis's cpu flood read
+    back (and uploaded again) and pixels it marked, over the photo clip's first and last frames;
+    and a frame's upload and read-back in system memory."""
+    run = dict(rounds=0, moved=0, flooded=0, marked=0, uploaded=0, read=0)
     for i in range(2):
-        m = FRAME.search(llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native))
-        most = max(most, int(m.group(3) or 0))
-        moved = max(moved, int(m.group(2)))
-    return most, moved
+        text = llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native)
+        m, f, s = FRAME.search(text), FLOOD.search(text), SYSTEM_MEMORY.search(text)
+        seen = dict(rounds=int(m.group(3) or 0), moved=int(m.group(2)), flooded=int(f.group(1)) if f else 0,
+                    marked=int(f.group(2)) if f else 0, uploaded=int(s.group(1)), read=int(s.group(2)))
+        run = {k: max(run[k], seen[k]) for k in run}
+    return run
+
+
+# The hysteresis's cpu flood (core/hysteresis.cpp) on one of the board's cores: arm64 instructions
+# per marked pixel (the interior path of flood() in build-aarch64's hysteresis.cpp.o, counted from
+# objdump: 10 to take a pixel off the queue, 86 for its eight neighbours, unrolled) and per pixel
+# of the frame (memchr's scan for strong seeds, about half an instruction a byte in glibc's
+# 16-byte loop: assumed; on packed planes, gathering the red of each texel and putting it back,
+# 6 more: assumed), at the board's cpu IPC and clock (scripts/cpu_estimate.py's CORES).
+FLOOD_PER_MARKED, FLOOD_PER_PIXEL, FLOOD_PER_PACKED_PIXEL = 96, 0.5, 6
+# A transfer between host memory and the GPU's buffers (the frame's upload and read-back, and the
+# flood's) runs on the cpu, which reads write-combined GPU memory and (un)tiles it: assumed at a
+# quarter of the board's memory bandwidth (not measured here; the least known constant of the model).
+TRANSFER_SHARE = 0.25
 
 
 FRAGMENTS = re.compile(r"^  (.+): (\d+)$")
@@ -226,6 +252,7 @@ def main():
     details = []
     repeats = []
     floors = []
+    cpu_side = []
     for gpu, board, backends, qpus, mhz, tmus, bandwidth, note in BOARDS:
         notes.append("- %s: %s" % (board, note))
         for backend in backends:
@@ -244,8 +271,9 @@ def main():
                 for w, h in SIZES:
                     scale = w * h / (w0 * h0)
                     total = 0.0
-                    ran, moved = frame_run(build, sysroot, gpu, board, chain, w, h, work, native) \
-                        if backend == "gles-fragment" else (0, 0)
+                    run = frame_run(build, sysroot, gpu, board, chain, w, h, work, native) \
+                        if backend == "gles-fragment" else None
+                    ran, moved = (run["rounds"], run["moved"]) if run else (0, 0)
                     if repeated and not ran:
                         raise SystemExit("%s '%s' %dx%d: the plan repeats a step, llvmpipe reports no rounds" % (board, chain, w, h))
                     if ran:
@@ -270,6 +298,16 @@ def main():
                             board, backend, chain, w, h, moved / 1e6, memory * 1e3, total * 1e3,
                             "memory" if memory > total else "the passes"))
                     total = max(total, memory)
+                    if run:
+                        # What the cpu does in the frame: the transfers and the hysteresis's flood.
+                        transfer = (2 * run["flooded"] + run["uploaded"] + run["read"]) / (TRANSFER_SHARE * bandwidth * 1e9)
+                        _, _, ghz, ipc, _ = cpu_estimate.CORES[board]
+                        per_pixel = FLOOD_PER_PIXEL + (FLOOD_PER_PACKED_PIXEL if "packed RGBA8 intermediates" in text else 0)
+                        flood = (w * h * per_pixel + run["marked"] * FLOOD_PER_MARKED) / (ipc * ghz * 1e9) if run["flooded"] else 0
+                        cpu_side.append("| %s | %s | `%s` | %dx%d | %.1f MB | %.1f ms | %d | %.1f ms |" % (
+                            board, backend, chain, w, h, (2 * run["flooded"] + run["uploaded"] + run["read"]) / 1e6,
+                            transfer * 1e3, run["marked"], flood * 1e3))
+                        total += transfer + flood
                     est.append(total * 1e3)
                     if tsv:
                         tsv.write("%s\t%s\t%s\t%dx%d\t%.2f\n" % (board, backend, chain, w, h, total * 1e3))
@@ -287,6 +325,16 @@ def main():
     print("| board | backend | chain | size | bytes | memory floor | passes' sum | bound |")
     print("|---|---|---|---|---|---|---|---|")
     print("\n".join(floors))
+    print()
+    print("What the cpu does in a gles-fragment frame, added to it: the transfers (the frame's upload and")
+    print("read-back in system memory, and the hysteresis's cpu flood's read-back and upload) at %d%% of the" % (TRANSFER_SHARE * 100))
+    print("board's bandwidth (assumed), and the flood on one core (%d instructions a marked pixel, %.1f a pixel," % (
+        FLOOD_PER_MARKED, FLOOD_PER_PIXEL))
+    print("%d more on packed planes; the pixels it marked on llvmpipe):" % FLOOD_PER_PACKED_PIXEL)
+    print()
+    print("| board | backend | chain | size | bytes moved | transfers | pixels the flood marked | flood |")
+    print("|---|---|---|---|---|---|---|---|")
+    print("\n".join(cpu_side))
     print()
     print("The step that repeats until stable, as it ran on llvmpipe (the rounds counted above):")
     print()

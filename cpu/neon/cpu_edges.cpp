@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/hysteresis.h"
 #include "cpu/neon/lines.h"
 #include "cpu/neon/neon.h"
 
@@ -231,75 +232,13 @@ void CpuBackend::suppressAndTrace(const EdgeSpec& spec, const EdgeWriter& out) {
     trace(out);
 }
 
-namespace {
-
-/// A pixel in hysteresis's queues: y << 15 | x (kMaxDimension is 1 << 15), unpacked without a
-/// division.
-constexpr int kPackShift = 15;
-static_assert(kMaxDimension <= 1 << kPackShift);
-inline std::int32_t packed(int x, int y) { return y << kPackShift | x; }
-
-/// Hysteresis's flood: takes pixels (packed, already marked 3) from queue[0, tail) in turn and
-/// marks their weak or strong 8-neighbours in rows [y0, y1) with 3, appending them. Each pixel is
-/// appended once, so the queue needs room for the rows' pixels, and one entry more. Returns the
-/// final tail: queue[0, tail) holds every pixel marked.
-std::size_t flood(std::uint8_t* c, std::ptrdiff_t stride, int W, int y0, int y1, std::int32_t* queue, std::size_t tail) {
-    const std::ptrdiff_t at[8] = {-stride - 1, -stride, -stride + 1, -1, 1, stride - 1, stride, stride + 1};
-    constexpr std::int32_t row = 1 << kPackShift;
-    const std::int32_t step[8] = {-row - 1, -row, -row + 1, -1, 1, row - 1, row, row + 1};
-    // A queue, not a stack: the next pixel's place does not wait on how many the last one added.
-    for (std::size_t head = 0; head < tail; ++head) {
-        const int p = queue[head];
-        const int px = p & (row - 1), py = p >> kPackShift;
-        if (px > 0 && px < W - 1 && py > y0 && py < y1 - 1) {
-            // Away from the rows' and the frame's edges, without a branch per neighbour (whether
-            // a neighbour is weak does not follow a pattern a predictor learns): every
-            // neighbour is written back, 3 if it was 1 or 2, and its place goes in the queue's
-            // next entry, kept only if it was (the entry one past the rows' pixels exists).
-            std::uint8_t* q = c + py * stride + px;
-            for (int k = 0; k < 8; ++k) {
-                const std::uint8_t n = q[at[k]];
-                const bool grow = static_cast<std::uint8_t>(n - 1) < 2;
-                q[at[k]] = grow ? 3 : n;
-                queue[tail] = p + step[k];
-                tail += grow;
-            }
-            continue;
-        }
-        for (int ny = std::max(py - 1, y0); ny <= std::min(py + 1, y1 - 1); ++ny)
-            for (int nx = std::max(px - 1, 0); nx <= std::min(px + 1, W - 1); ++nx) {
-                std::uint8_t& n = c[ny * stride + nx];
-                if (n == 1 || n == 2) {
-                    n = 3;
-                    queue[tail++] = packed(nx, ny);
-                }
-            }
-    }
-    return tail;
-}
-
-} // namespace
-
 void CpuBackend::floodBand(int y0, int y1) {
     // Hysteresis marks every weak pixel 8-connected to a strong one; the set does not depend on
     // the order of the floods, so bands of rows flood from their strong seeds within their own
     // rows in parallel, each on its rows' part of the queue (a row's pixels and one more a row),
-    // and floodAcross joins them. Seeds are sparse, so rows are scanned with memchr (vectorised
-    // by the C library).
+    // and floodAcross joins them.
     const int W = format_.width;
-    const std::ptrdiff_t stride = class_.stride();
-    std::uint8_t* c = class_.data();
-    std::int32_t* own = queue_.get() + static_cast<std::ptrdiff_t>(y0) * (W + 1);
-    for (int y = y0; y < y1; ++y) {
-        std::uint8_t* row = c + y * stride;
-        for (auto* seed = static_cast<std::uint8_t*>(std::memchr(row, 2, W)); seed;
-             seed = static_cast<std::uint8_t*>(std::memchr(seed + 1, 2, W - (seed + 1 - row)))) {
-            *seed = 3;
-            own[0] = packed(static_cast<int>(seed - row), y);
-            flood(c, stride, W, y0, y1, own, 1);
-            if (seed + 1 >= row + W) break;
-        }
-    }
+    floodFromStrong(class_.data(), class_.stride(), W, y0, y1, queue_.get() + static_cast<std::ptrdiff_t>(y0) * (W + 1));
 }
 
 void CpuBackend::floodAcross(int rows, const EdgeWriter& out) {
@@ -320,7 +259,7 @@ void CpuBackend::floodAcross(int rows, const EdgeWriter& out) {
                     for (int nx = std::max(x - 1, 0); nx <= std::min(x + 1, W - 1); ++nx)
                         if (to[nx] == 1) {
                             to[nx] = 3;
-                            queue[tail++] = packed(nx, ty);
+                            queue[tail++] = packedPixel(nx, ty);
                         }
         tail = flood(c, stride, W, 0, H, queue, tail);
         for (std::size_t i = 0; i < tail; ++i) out.edge(queue[i] & ((1 << kPackShift) - 1), queue[i] >> kPackShift);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/hysteresis.h"
 #include "gles/fragment/glsl.h"
 
 namespace striate::gles {
@@ -90,6 +91,27 @@ void FragmentBackend::beginDraws() {
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
 }
 
+void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel) {
+    const int W = format_.width, H = format_.height;
+    const Plane& p = plan_.planes[plane];
+    glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
+    readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, classesBefore_.data());
+    // A byte a pixel to flood: the read-back itself on quads (pixel 4q + j in byte j of texel q),
+    // the red of each texel gathered on packed planes and put back after.
+    std::uint8_t* classes = classesBefore_.data();
+    std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(4) * p.width;
+    if (bytesPerPixel > 1) {
+        for (std::size_t i = 0; i < classesAfter_.size(); ++i) classesAfter_[i] = classesBefore_[i * bytesPerPixel];
+        classes = classesAfter_.data();
+        stride = W;
+    }
+    floodMarked_ = floodFromStrong(classes, stride, W, 0, H, floodQueue_.get());
+    if (bytesPerPixel > 1)
+        for (std::size_t i = 0; i < classesAfter_.size(); ++i) classesBefore_[i * bytesPerPixel] = classesAfter_[i];
+    glBindTexture(GL_TEXTURE_2D, p.texture);
+    uploadPixels(info_.pixelStore, GL_TEXTURE_2D, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, classesBefore_.data());
+}
+
 void FragmentBackend::runSteps() {
     const int W = format_.width, H = format_.height;
     auto readClasses = [&](int plane, std::vector<std::uint8_t>* dst) {
@@ -101,6 +123,11 @@ void FragmentBackend::runSteps() {
     std::fill(stepRuns_.begin(), stepRuns_.end(), 0);
     for (std::size_t k = 0; k < plan_.steps.size(); ++k) {
         const DrawStep& step = plan_.steps[k];
+        if (step.cpuFloodBytesPerPixel > 0) {
+            floodOnCpu(step.watched, step.cpuFloodBytesPerPixel);
+            stepRuns_[k] = 1;
+            continue;
+        }
         if (!step.repeatUntilStable) {
             for (const Draw& d : step.passes) run(d);
             stepRuns_[k] = 1;

@@ -164,6 +164,19 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     if (failure_ && plan_.result.format.kind == PlaneKind::QuadRows)
         texels = static_cast<std::size_t>(plan_.planes[plan_.result.plane].width) * plan_.planes[plan_.result.plane].height;
     readbackF_.resize(packed_ || plan_.redResult > 0 ? 0 : 4 * texels);
+    // The cpu flood's host planes: the classes' read-back, on packed planes a byte a pixel
+    // gathered from it, and the flood's queue (new[]: only the entries a flood writes become
+    // resident, as the cpu backend's).
+    classesBefore_.clear();
+    classesAfter_.clear();
+    floodQueue_.reset();
+    for (const DrawStep& step : plan_.steps)
+        if (step.cpuFloodBytesPerPixel > 0) {
+            const Plane& p = plan_.planes[step.watched];
+            classesBefore_.resize(static_cast<std::size_t>(4) * p.width * p.height);
+            classesAfter_.resize(step.cpuFloodBytesPerPixel > 1 ? static_cast<std::size_t>(W) * H : 0);
+            floodQueue_.reset(new std::int32_t[static_cast<std::size_t>(W + 1) * H]);
+        }
     resetOutputs(plan_.complexOutput, false);
     failure_ = glStatus("while configuring");
     return failure_;
@@ -239,6 +252,10 @@ FragmentBackend::FrameCount FragmentBackend::lastFrame() const {
     for (std::size_t k = 0; k < plan_.steps.size() && k < stepRuns_.size(); ++k) {
         const auto n = static_cast<std::size_t>(stepRuns_[k]);
         if (plan_.steps[k].repeatUntilStable) c.rounds += stepRuns_[k];
+        if (plan_.steps[k].cpuFloodBytesPerPixel > 0) {
+            const Plane& p = plan_.planes[plan_.steps[k].watched];
+            c.flooded += n * 4 * static_cast<std::size_t>(p.width) * p.height;
+        }
         c.draws += n * plan_.steps[k].passes.size();
         for (const Draw& d : plan_.steps[k].passes) {
             const Plane& t = plan_.planes[d.target];
@@ -266,7 +283,19 @@ std::string FragmentBackend::explainDetails() const {
                          : "; the last frame ran " + std::to_string(c.draws) + " draws moving at least " + std::to_string(c.bytes) +
                                " bytes" +
                                (c.rounds > 0 ? ", " + std::to_string(c.rounds) + " rounds of the step that repeats until stable"
-                                             : std::string()));
+                                             : std::string()) +
+                               (c.flooded > 0 ? ", and read back and uploaded " + std::to_string(c.flooded) +
+                                                    " bytes each way between its draws (the hysteresis's cpu flood, which marked " +
+                                                    std::to_string(floodMarked_) + " pixels)"
+                                              : std::string())) +
+           "; a frame in system memory uploads " + std::to_string(static_cast<std::size_t>(format_.width) * format_.height) +
+           " bytes and reads back " + std::to_string(resultBytes());
+}
+
+std::size_t FragmentBackend::resultBytes() const {
+    if (packed_) return readback8_.size();
+    if (plan_.redResult > 0) return sizeof(float) * format_.width * format_.height;
+    return sizeof(float) * readbackF_.size();
 }
 
 } // namespace striate::gles

@@ -52,6 +52,8 @@ public:
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA float" (the format every float target
     /// reads as) or "RGBA8 packed".
+    /// Bytes of a frame's result read back in system memory (processCurrent).
+    std::size_t resultBytes() const;
     const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : plan_.redResult > 0 ? "R32F" : "RGBA float"; }
 
     /// A frame that is already a texture in the current context (GstGL memory), run through the
@@ -102,6 +104,9 @@ private:
     void beginDraws();  // the full-screen triangle, no blending
     void run(const Draw& d);
     void runSteps();
+    /// HysteresisForm::CpuFlood: the edge classes of `plane` read back, flooded on the cpu from
+    /// the strong pixels (core/hysteresis.h) and uploaded again.
+    void floodOnCpu(int plane, int bytesPerPixel);
     // texture_io.cpp
     Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
     /// processTexture's import and encode draws, made by `make` (and compiled) the first time
@@ -124,6 +129,7 @@ private:
     struct FrameCount {
         std::size_t draws = 0, bytes = 0;  // bytes: FragmentPlan::drawBytes, summed
         int rounds = 0;                    // of the steps that repeat until stable
+        std::size_t flooded = 0;           // bytes read back and uploaded again by cpu floods, each way
         std::vector<std::size_t> fragments;  // per shader of the plan: its draws' scissors
     };
     FrameCount lastFrame() const;
@@ -134,6 +140,8 @@ private:
     };
     StencilBuffer stencil_;
     std::vector<std::uint8_t> lumaUpload_, readback8_, classesBefore_, classesAfter_;  // reused across frames
+    std::unique_ptr<std::int32_t[]> floodQueue_;  // HysteresisForm::CpuFlood: (W + 1) x H entries
+    std::size_t floodMarked_ = 0;                 // the pixels the last frame's flood marked
     std::vector<float> readbackF_;
     // processTexture: the borrowed input texture, an RGBA8 plane of its luma (in texel.r), and the
     // borrowed output texture with a framebuffer of ours.

@@ -202,77 +202,19 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
                                                 static_cast<float>(format_.width), static_cast<float>(classWidth)}}};
     Value classes = into(suppress, {strength}, Value{newPlane(Plane::Kind::Rgba8, classWidth, format_.height), classFormat}, thresholds);
     passes_.back().format = classPlanes;
-    // Hysteresis: a weak pixel next to a strong or edge one becomes an edge (3); the two draws
-    // repeat until the classes stop changing (checked on the host once per batch).
-    FragmentWriter hw("edges.hysteresis" + perFragment, !packed_);
-    hw.input(0, classFormat);
-    if (quads) {
-        // Each row of the 3x3 neighbourhood as the four lanes and one past each end (none past
-        // the frame's first and last texel: a clamped texel would bring the wrong pixels).
-        hw.uniform("u_thresholds");  // w: the texels of a row
-        hw.line("vec4 c = floor(" + hw.fetchRaw(0, "") + " * 255.0 + 0.5);", 2);
-        hw.line("float hasLeft = step(1.0, pos.x), hasRight = step(pos.x + 1.5, u_thresholds.w);", 3);
-        hw.line("vec4 grow = vec4(0.0);", 0);
-        for (int dy = -1; dy <= 1; ++dy) {
-            const std::string d = f(dy), k = std::to_string(dy + 1);
-            hw.line("vec4 mid" + k + " = step(1.5, " + (dy ? "floor(" + hw.fetchRaw(0, "vec2(0.0, " + d + ")") + " * 255.0 + 0.5)" : std::string("c")) +
-                        ");",
-                    dy ? 3 : 1);
-            hw.line("float left" + k + " = hasLeft * step(1.5, floor(" + hw.fetchRaw(0, "vec2(-1.0, " + d + ")") + ".a * 255.0 + 0.5));", 4);
-            hw.line("float right" + k + " = hasRight * step(1.5, floor(" + hw.fetchRaw(0, "vec2(1.0, " + d + ")") +
-                        ".r * 255.0 + 0.5));",
-                    4);
-            hw.line("grow = max(grow, max(mid" + k + ", max(vec4(left" + k + ", mid" + k + ".xyz), vec4(mid" + k + ".yzw, right" + k +
-                        "))));",
-                    3);
-        }
-        hw.line("c = mix(c, vec4(3.0), vec4(equal(c, vec4(1.0))) * step(0.5, grow));", 4);
+    // Hysteresis: a weak pixel 8-connected to a strong one becomes an edge (3). CpuFlood: the
+    // classes read back, flooded on the cpu and uploaded; a byte a pixel in the read-back on quads,
+    // the red of each texel on packed planes.
+    if (options_.hysteresis == HysteresisForm::CpuFlood) {
+        DrawStep flood;
+        flood.watched = classes.plane;
+        flood.cpuFloodBytesPerPixel = quads ? 1 : 4;
+        steps_.push_back(flood);
+        passes_.push_back({"edges.hysteresis (cpu flood)", classPlanes,
+                           "no draw: the classes read back, flooded on the cpu from the strong pixels, uploaded"});
     } else {
-        hw.line("float c = floor(" + hw.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
-        hw.line("float grow = 0.0;", 0);
-        for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx)
-                if (dx || dy)
-                    hw.line("grow = max(grow, step(1.5, floor(" + hw.fetchRaw(0, "vec2(" + f(dx) + ", " + f(dy) + ")") +
-                                ".r * 255.0 + 0.5)));",
-                            3);
-        hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
+        hysteresisDraws(classes, thresholds, quads, classPlanes, perFragment);
     }
-    const FragmentShader hysteresis = hw.finishRaw(quads ? "c / 255.0" : "vec4(c / 255.0, 0.0, 0.0, 1.0)");
-    const int other = newPlane(Plane::Kind::Rgba8, classWidth, format_.height);
-    const Value pong{other, classFormat};
-    // Only weak pixels can change: where the two planes share a stencil buffer, both start as
-    // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their
-    // stencil; on quads, texels with a weak pixel).
-    const bool stencil = options_.hysteresisStencil && caps_.stencil;
-    if (stencil) {
-        planes_[classes.plane].stencil = planes_[other].stencil = true;
-        FragmentWriter cw("edges.classes copy", !packed_);
-        cw.input(0, classFormat);
-        const FragmentShader copy = cw.finishRaw(cw.fetchRaw(0, ""));
-        FragmentWriter mw("edges.weak pixels mark", !packed_);
-        mw.input(0, classFormat);
-        if (quads) mw.line("if (!any(equal(floor(" + mw.fetchRaw(0, "") + " * 255.0 + 0.5), vec4(1.0)))) discard;", 6);
-        else mw.line("if (abs(" + mw.fetchRaw(0, "") + ".r * 255.0 - 1.0) > 0.5) discard;", 3);
-        const FragmentShader mark = mw.finishRaw("vec4(0.0)");
-        Draw m = makeDraw(mark, {classes}, pong);
-        m.stencil = Stencil::Mark;
-        steps_.push_back(DrawStep{{makeDraw(copy, {classes}, pong), m}, false, -1});
-        passes_.push_back({copy.name, classPlanes, "1 draw; " + describe(copy.cost)});
-        passes_.push_back({mark.name, quads ? "stencil, four pixels a texel" : "stencil", "1 draw; " + describe(mark.cost)});
-    }
-    DrawStep loop;
-    loop.repeatUntilStable = true;
-    loop.watched = classes.plane;
-    for (int i = 0; i < 2; ++i) {
-        loop.passes.push_back(
-            makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes, quads ? thresholds : Uniforms{}));
-        if (stencil) loop.passes.back().stencil = Stencil::Test;
-    }
-    steps_.push_back(loop);
-    passes_.push_back({hysteresis.name, classPlanes,
-                       std::string("2 draws") + (stencil ? " on the weak pixels (stencil)" : "") + ", repeated until stable; " +
-                           describe(hysteresis.cost)});
     // The stage's output.
     FragmentWriter o("edges.output", !packed_);
     o.input(0, classFormat);
@@ -316,6 +258,81 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
     o.line("", 2);
     const Value out = full(o.finish(value, format), inputs, format, uniforms);
     return out;
+}
+
+void FragmentPlanner::hysteresisDraws(const Value& classes, const Uniforms& thresholds, bool quads,
+                                      const std::string& classPlanes, const std::string& perFragment) {
+    // The two draws repeat until the classes stop changing (checked on the host once per batch).
+    const PlaneFormat& classFormat = classes.format;
+    FragmentWriter hw("edges.hysteresis" + perFragment, !packed_);
+    hw.input(0, classFormat);
+    if (quads) {
+        // Each row of the 3x3 neighbourhood as the four lanes and one past each end (none past
+        // the frame's first and last texel: a clamped texel would bring the wrong pixels).
+        hw.uniform("u_thresholds");  // w: the texels of a row
+        hw.line("vec4 c = floor(" + hw.fetchRaw(0, "") + " * 255.0 + 0.5);", 2);
+        hw.line("float hasLeft = step(1.0, pos.x), hasRight = step(pos.x + 1.5, u_thresholds.w);", 3);
+        hw.line("vec4 grow = vec4(0.0);", 0);
+        for (int dy = -1; dy <= 1; ++dy) {
+            const std::string d = f(dy), k = std::to_string(dy + 1);
+            hw.line("vec4 mid" + k + " = step(1.5, " + (dy ? "floor(" + hw.fetchRaw(0, "vec2(0.0, " + d + ")") + " * 255.0 + 0.5)" : std::string("c")) +
+                        ");",
+                    dy ? 3 : 1);
+            hw.line("float left" + k + " = hasLeft * step(1.5, floor(" + hw.fetchRaw(0, "vec2(-1.0, " + d + ")") + ".a * 255.0 + 0.5));", 4);
+            hw.line("float right" + k + " = hasRight * step(1.5, floor(" + hw.fetchRaw(0, "vec2(1.0, " + d + ")") +
+                        ".r * 255.0 + 0.5));",
+                    4);
+            hw.line("grow = max(grow, max(mid" + k + ", max(vec4(left" + k + ", mid" + k + ".xyz), vec4(mid" + k + ".yzw, right" + k +
+                        "))));",
+                    3);
+        }
+        hw.line("c = mix(c, vec4(3.0), vec4(equal(c, vec4(1.0))) * step(0.5, grow));", 4);
+    } else {
+        hw.line("float c = floor(" + hw.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
+        hw.line("float grow = 0.0;", 0);
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
+                if (dx || dy)
+                    hw.line("grow = max(grow, step(1.5, floor(" + hw.fetchRaw(0, "vec2(" + f(dx) + ", " + f(dy) + ")") +
+                                ".r * 255.0 + 0.5)));",
+                            3);
+        hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
+    }
+    const FragmentShader hysteresis = hw.finishRaw(quads ? "c / 255.0" : "vec4(c / 255.0, 0.0, 0.0, 1.0)");
+    const int other = newPlane(Plane::Kind::Rgba8, planes_[classes.plane].width, format_.height);
+    const Value pong{other, classFormat};
+    // Only weak pixels can change: where the two planes share a stencil buffer, both start as
+    // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their
+    // stencil; on quads, texels with a weak pixel).
+    const bool stencil = options_.hysteresisStencil && caps_.stencil;
+    if (stencil) {
+        planes_[classes.plane].stencil = planes_[other].stencil = true;
+        FragmentWriter cw("edges.classes copy", !packed_);
+        cw.input(0, classFormat);
+        const FragmentShader copy = cw.finishRaw(cw.fetchRaw(0, ""));
+        FragmentWriter mw("edges.weak pixels mark", !packed_);
+        mw.input(0, classFormat);
+        if (quads) mw.line("if (!any(equal(floor(" + mw.fetchRaw(0, "") + " * 255.0 + 0.5), vec4(1.0)))) discard;", 6);
+        else mw.line("if (abs(" + mw.fetchRaw(0, "") + ".r * 255.0 - 1.0) > 0.5) discard;", 3);
+        const FragmentShader mark = mw.finishRaw("vec4(0.0)");
+        Draw m = makeDraw(mark, {classes}, pong);
+        m.stencil = Stencil::Mark;
+        steps_.push_back(DrawStep{{makeDraw(copy, {classes}, pong), m}, false, -1});
+        passes_.push_back({copy.name, classPlanes, "1 draw; " + describe(copy.cost)});
+        passes_.push_back({mark.name, quads ? "stencil, four pixels a texel" : "stencil", "1 draw; " + describe(mark.cost)});
+    }
+    DrawStep loop;
+    loop.repeatUntilStable = true;
+    loop.watched = classes.plane;
+    for (int i = 0; i < 2; ++i) {
+        loop.passes.push_back(
+            makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes, quads ? thresholds : Uniforms{}));
+        if (stencil) loop.passes.back().stencil = Stencil::Test;
+    }
+    steps_.push_back(loop);
+    passes_.push_back({hysteresis.name, classPlanes,
+                       std::string("2 draws") + (stencil ? " on the weak pixels (stencil)" : "") + ", repeated until stable; " +
+                           describe(hysteresis.cost)});
 }
 
 } // namespace striate::gles

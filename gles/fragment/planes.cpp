@@ -87,7 +87,8 @@ MemoryUse FragmentBackend::memory() const {
     std::size_t gpu = plan_.bytes() + (vertexBuffer_ ? kTriangleBytes : 0);
     if (stencil_.renderbuffer) gpu += stencilBytes(stencil_.format, plan_);
     const std::size_t host = hostBytes() + lumaUpload_.size() + readback8_.size() + classesBefore_.size() +
-                             classesAfter_.size() + sizeof(float) * readbackF_.size();
+                             classesAfter_.size() + sizeof(float) * readbackF_.size() +
+                             (floodQueue_ ? sizeof(std::int32_t) * (format_.width + 1) * format_.height : 0);
     return {gpu, host};
 }
 

@@ -211,6 +211,10 @@ private:
     // plan_edges.cpp
     Value gabor(const GaborPlan& plan, const Value& in);
     Value edges(const EdgeStagePlan& plan, const Value& in);
+    /// HysteresisForm::Draws on the edge classes (on quads: four pixels a texel): pairs of draws
+    /// repeated until stable, on the weak pixels alone where the stencil completes the planes.
+    void hysteresisDraws(const Value& classes, const Uniforms& thresholds, bool quads, const std::string& classPlanes,
+                         const std::string& perFragment);
 
     GpuLimits limits_;
     FragmentOptions options_;

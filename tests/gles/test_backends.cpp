@@ -249,6 +249,7 @@ void expectSameResults(const char* board, const char* text, test::Size size, con
 /// maps, to the bit.
 void expectTheStencilGivesTheFullFrameResult(std::initializer_list<test::Size> sizes) {
     gles::FragmentOptions fragment[2];
+    fragment[0].hysteresis = fragment[1].hysteresis = gles::HysteresisForm::Draws;
     fragment[0].hysteresisStencil = false;
     fragment[1].hysteresisStencil = true;
     for (const char* board : {"host", "rpi3"})
@@ -272,6 +273,28 @@ TEST(Hysteresis, OverTheManyRoundsOfAQvgaFrameTheStencilGivesTheFullFrameResult)
     // Growth over dozens of rounds, the stencil rebuilt between them (nine tenths of this test's
     // time: under qemu the smaller sizes above prove the ARM build, tests/CMakeLists.txt).
     expectTheStencilGivesTheFullFrameResult({test::Size{320, 240}});
+}
+
+TEST(Hysteresis, TheCpuFloodGivesTheDrawsResult) {
+    // The class map read back once, flooded on the cpu and uploaded, against the draws repeated
+    // until stable: the same edge maps, to the bit, on float (quads: a byte a pixel read back)
+    // and packed planes (the red of each texel), in every output, with no draw of its own.
+    gles::FragmentOptions fragment[2];
+    fragment[0].hysteresis = gles::HysteresisForm::Draws;
+    fragment[1].hysteresis = gles::HysteresisForm::CpuFlood;
+    for (const char* board : {"host", "rpi3"})
+        for (const char* text : {"edges", "edges sigma=2.5 output=overlay", "edges method=gabor output=strength"})
+            for (const test::Size size : {test::Size{1, 1}, test::Size{5, 3}, test::Size{33, 7}, test::Size{131, 67}}) {
+                std::unique_ptr<Backend> b[2];
+                expectSameResults(board, text, size, fragment, b);
+                ASSERT_TRUE(b[1]) << text;
+                const auto& passes = dynamic_cast<gles::FragmentBackend*>(b[1].get())->passes();
+                EXPECT_TRUE(std::any_of(passes.begin(), passes.end(), [](const gles::PassInfo& p) { return p.name == "edges.hysteresis (cpu flood)"; }))
+                    << board << " " << text;
+                EXPECT_FALSE(std::any_of(passes.begin(), passes.end(), [](const gles::PassInfo& p) {
+                    return p.name.rfind("edges.hysteresis", 0) == 0 && p.name != "edges.hysteresis (cpu flood)";
+                })) << board << " " << text;
+            }
 }
 
 TEST(Tiles, ATiledBlurGivesTheFrameSizedPlanesResult) {

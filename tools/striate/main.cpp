@@ -76,7 +76,10 @@ options:
                     frame is the difference between N and 1 (scripts/cpu_estimate.py)
   --explain         print the parsed chain and the kernels or GPU passes that run it, after the
                     frame: a GPU backend adds each program's statistics as the driver's compiler
-                    reported them (Mesa's vc4 and v3d on a Pi; llvmpipe reports none)
+                    reported them (Mesa's vc4 and v3d on a Pi; llvmpipe reports none), and
+                    gles-fragment what the frame ran: its draws and the bytes they moved at the
+                    least, the fragments per program, the bytes read back and uploaded between
+                    draws, and a frame's upload and read-back (scripts/pi_passes.py counts them)
   -h, --help        this text
 
 stages and parameters (names and values as the GStreamer element properties):
