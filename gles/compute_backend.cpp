@@ -219,8 +219,12 @@ std::size_t ComputeBackend::plannedGpuBytes(const Chain& chain, const FrameForma
 MemoryUse ComputeBackend::memory() const { return {plan_.bytes(format_), hostBytes()}; }
 
 std::string ComputeBackend::explainDetails() const {
+    // The luma goes up as unit floats (uploadUnitValues), the result comes down as floats (R32F
+    // through a framebuffer, or the read-back buffer: two a pixel for a complex result).
+    const std::size_t pixels = static_cast<std::size_t>(format_.width) * format_.height;
     return GlesBackend::explainDetails() + ", " + describeBytes(plan_.bytes(format_)) + " of GPU memory in " +
-           std::to_string(plan_.planes.size()) + " textures and " + std::to_string(plan_.buffers.size()) + " buffers";
+           std::to_string(plan_.planes.size()) + " textures and " + std::to_string(plan_.buffers.size()) + " buffers" +
+           explainTransfers(sizeof(float) * pixels, sizeof(float) * pixels * (plan_.result < 0 && plan_.complexOutput ? 2 : 1));
 }
 
 } // namespace striate::gles

@@ -139,6 +139,10 @@ Status GlesBackend::heardVerdict() {
 
 std::string GlesBackend::explainDetails() const { return ", " + std::to_string(passes_.size()) + " passes per frame"; }
 
+std::string GlesBackend::explainTransfers(std::size_t uploaded, std::size_t readBack) {
+    return "; a frame in system memory uploads " + std::to_string(uploaded) + " bytes and reads back " + std::to_string(readBack);
+}
+
 std::string GlesBackend::explain() const {
     std::string s = "gles: " + std::to_string(info_.major) + "." + std::to_string(info_.minor) + " context on the " +
                     info_.platform + " display" + explainDetails() + "\n";

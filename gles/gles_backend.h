@@ -101,6 +101,9 @@ protected:
     virtual Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
     /// What explain() says after the context: ", 12 passes per frame".
     virtual std::string explainDetails() const;
+    /// "; a frame in system memory uploads U bytes and reads back V" (processCurrent's transfers;
+    /// scripts/pi_passes.py reads them).
+    static std::string explainTransfers(std::size_t uploaded, std::size_t readBack);
     /// What explain() says after the passes about the last frame as it ran ("" before one).
     virtual std::string explainFrame() const { return {}; }
     /// GPU memory the plan of `chain` at `format` would hold (planned without a GL call).

@@ -27,7 +27,8 @@ is at least its memory floor: the bytes the same run's draws moved at the least 
 it adds what the cpu does in the frame, from the same llvmpipe runs: the transfers (a frame's
 upload and read-back in system memory, and the bytes the hysteresis's cpu flood read back and
 uploaded again) at TRANSFER_SHARE of the bandwidth (assumed), and the flood itself on one core
-(FLOOD_PER_*: the pixels it marked, from `--explain`). gles-compute's transfers are not counted yet.
+(FLOOD_PER_*: the pixels it marked, from `--explain`). gles-compute's transfers (its unit floats
+up, its float result down) come from the shim's `--explain`, scaled by the area.
 """
 import math
 import os
@@ -298,16 +299,19 @@ def main():
                             board, backend, chain, w, h, moved / 1e6, memory * 1e3, total * 1e3,
                             "memory" if memory > total else "the passes"))
                     total = max(total, memory)
-                    if run:
-                        # What the cpu does in the frame: the transfers and the hysteresis's flood.
-                        transfer = (2 * run["flooded"] + run["uploaded"] + run["read"]) / (TRANSFER_SHARE * bandwidth * 1e9)
-                        _, _, ghz, ipc, _ = cpu_estimate.CORES[board]
-                        per_pixel = FLOOD_PER_PIXEL + (FLOOD_PER_PACKED_PIXEL if "packed RGBA8 intermediates" in text else 0)
-                        flood = (w * h * per_pixel + run["marked"] * FLOOD_PER_MARKED) / (ipc * ghz * 1e9) if run["flooded"] else 0
-                        cpu_side.append("| %s | %s | `%s` | %dx%d | %.1f MB | %.1f ms | %d | %.1f ms |" % (
-                            board, backend, chain, w, h, (2 * run["flooded"] + run["uploaded"] + run["read"]) / 1e6,
-                            transfer * 1e3, run["marked"], flood * 1e3))
-                        total += transfer + flood
+                    # What the cpu does in the frame: the transfers (gles-compute's from the
+                    # shim's --explain, scaled by the area) and gles-fragment's hysteresis flood.
+                    if not run:
+                        up, down = map(int, SYSTEM_MEMORY.search(text).groups())
+                        run = dict(flooded=0, marked=0, uploaded=up * scale, read=down * scale)
+                    moved_by_cpu = 2 * run["flooded"] + run["uploaded"] + run["read"]
+                    transfer = moved_by_cpu / (TRANSFER_SHARE * bandwidth * 1e9)
+                    _, _, ghz, ipc, _ = cpu_estimate.CORES[board]
+                    per_pixel = FLOOD_PER_PIXEL + (FLOOD_PER_PACKED_PIXEL if "packed RGBA8 intermediates" in text else 0)
+                    flood = (w * h * per_pixel + run["marked"] * FLOOD_PER_MARKED) / (ipc * ghz * 1e9) if run["flooded"] else 0
+                    cpu_side.append("| %s | %s | `%s` | %dx%d | %.1f MB | %.1f ms | %d | %.1f ms |" % (
+                        board, backend, chain, w, h, moved_by_cpu / 1e6, transfer * 1e3, run["marked"], flood * 1e3))
+                    total += transfer + flood
                     est.append(total * 1e3)
                     if tsv:
                         tsv.write("%s\t%s\t%s\t%dx%d\t%.2f\n" % (board, backend, chain, w, h, total * 1e3))
@@ -326,8 +330,8 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     print("\n".join(floors))
     print()
-    print("What the cpu does in a gles-fragment frame, added to it: the transfers (the frame's upload and")
-    print("read-back in system memory, and the hysteresis's cpu flood's read-back and upload) at %d%% of the" % (TRANSFER_SHARE * 100))
+    print("What the cpu does in a frame, added to it: the transfers (the frame's upload and read-back in")
+    print("system memory, and gles-fragment's hysteresis flood's read-back and upload) at %d%% of the" % (TRANSFER_SHARE * 100))
     print("board's bandwidth (assumed), and the flood on one core (%d instructions a marked pixel, %.1f a pixel," % (
         FLOOD_PER_MARKED, FLOOD_PER_PIXEL))
     print("%d more on packed planes; the pixels it marked on llvmpipe):" % FLOOD_PER_PACKED_PIXEL)

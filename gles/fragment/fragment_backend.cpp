@@ -288,8 +288,7 @@ std::string FragmentBackend::explainDetails() const {
                                                     " bytes each way between its draws (the hysteresis's cpu flood, which marked " +
                                                     std::to_string(floodMarked_) + " pixels)"
                                               : std::string())) +
-           "; a frame in system memory uploads " + std::to_string(static_cast<std::size_t>(format_.width) * format_.height) +
-           " bytes and reads back " + std::to_string(resultBytes());
+           explainTransfers(static_cast<std::size_t>(format_.width) * format_.height, resultBytes());
 }
 
 std::size_t FragmentBackend::resultBytes() const {

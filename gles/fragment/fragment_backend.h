@@ -52,9 +52,9 @@ public:
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA float" (the format every float target
     /// reads as) or "RGBA8 packed".
+    const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : plan_.redResult > 0 ? "R32F" : "RGBA float"; }
     /// Bytes of a frame's result read back in system memory (processCurrent).
     std::size_t resultBytes() const;
-    const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : plan_.redResult > 0 ? "R32F" : "RGBA float"; }
 
     /// A frame that is already a texture in the current context (GstGL memory), run through the
     /// configured chain into an 8-bit (or 16-bit: TextureTarget::bits) texture of at least the
