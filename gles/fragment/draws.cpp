@@ -91,11 +91,17 @@ void FragmentBackend::beginDraws() {
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
 }
 
+void FragmentBackend::readClasses(int plane, std::vector<std::uint8_t>* dst) {
+    const Plane& p = plan_.planes[plane];
+    glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
+    dst->resize(static_cast<std::size_t>(4) * p.width * p.height);
+    readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
+}
+
 void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel) {
     const int W = format_.width, H = format_.height;
     const Plane& p = plan_.planes[plane];
-    glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
-    readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, classesBefore_.data());
+    readClasses(plane, &classesBefore_);  // sized at configure: no allocation
     // A byte a pixel to flood: the read-back itself on quads (pixel 4q + j in byte j of texel q),
     // the red of each texel gathered on packed planes and put back after.
     std::uint8_t* classes = classesBefore_.data();
@@ -114,12 +120,6 @@ void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel) {
 
 void FragmentBackend::runSteps() {
     const int W = format_.width, H = format_.height;
-    auto readClasses = [&](int plane, std::vector<std::uint8_t>* dst) {
-        const Plane& p = plan_.planes[plane];
-        glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
-        dst->resize(static_cast<std::size_t>(4) * p.width * p.height);
-        readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
-    };
     std::fill(stepRuns_.begin(), stepRuns_.end(), 0);
     for (std::size_t k = 0; k < plan_.steps.size(); ++k) {
         const DrawStep& step = plan_.steps[k];

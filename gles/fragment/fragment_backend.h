@@ -104,6 +104,8 @@ private:
     void beginDraws();  // the full-screen triangle, no blending
     void run(const Draw& d);
     void runSteps();
+    /// The RGBA8 texels of `plane` (edge classes) into *dst, sized to them.
+    void readClasses(int plane, std::vector<std::uint8_t>* dst);
     /// HysteresisForm::CpuFlood: the edge classes of `plane` read back, flooded on the cpu from
     /// the strong pixels (core/hysteresis.h) and uploaded again.
     void floodOnCpu(int plane, int bytesPerPixel);
