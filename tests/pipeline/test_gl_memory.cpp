@@ -202,6 +202,47 @@ struct RunResult {
     int idlePolls = 0;     // polls in a row without a buffer
 };
 
+/// Drops the test's reference to `pipeline` and waits, up to 30 s, until the pipeline is finalized.
+/// GStreamer itself can hold the last reference a moment longer, on a thread of GLib's pool inside
+/// libgstreamer, and the line's GstGLDisplay goes with the pipeline. Finalizing that display calls
+/// eglTerminate on the EGL device's EGLDisplay, which is one per device and shared by every line
+/// (EGL does not count eglInitialize). A line that began before then had its new context's
+/// eglMakeCurrent fail with EGL_BAD_DISPLAY: glupload's "Failed to activate the GL Context", about
+/// 1 run in 150 under load (docs/testing.md).
+bool unrefAndAwaitFinalize(GstElement* pipeline) {
+    struct Finalized {
+        GMutex mutex;
+        GCond cond;
+        bool done = false;
+    };
+    auto* f = new Finalized;
+    g_mutex_init(&f->mutex);
+    g_cond_init(&f->cond);
+    // Object data is cleared at the end of GObject's finalize, after GstElement's has let go of
+    // the contexts (the GL display) it was given.
+    static const GQuark key = g_quark_from_static_string("striate-test-finalized");
+    g_object_set_qdata_full(G_OBJECT(pipeline), key, f, [](gpointer data) {
+        auto* f = static_cast<Finalized*>(data);
+        g_mutex_lock(&f->mutex);
+        f->done = true;
+        g_cond_signal(&f->cond);
+        g_mutex_unlock(&f->mutex);
+    });
+    gst_object_unref(pipeline);
+    const gint64 deadline = g_get_monotonic_time() + 30 * G_TIME_SPAN_SECOND;
+    g_mutex_lock(&f->mutex);
+    while (!f->done && g_cond_wait_until(&f->cond, &f->mutex, deadline)) {
+    }
+    const bool done = f->done;
+    g_mutex_unlock(&f->mutex);
+    if (done) {  // else the notification may still come: `f` stays
+        g_mutex_clear(&f->mutex);
+        g_cond_clear(&f->cond);
+        delete f;
+    }
+    return done;
+}
+
 /// Runs `line` to its end (EOS, an error, or 60 s without a buffer), collecting appsink's buffers
 /// and the bus's warnings and errors.
 RunResult runLine(const std::string& line) {
@@ -281,7 +322,7 @@ RunResult runLine(const std::string& line) {
     r.mismatch = stringProperty("check", "mismatch");
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(sink);
-    gst_object_unref(pipeline);
+    if (!unrefAndAwaitFinalize(pipeline)) r.messages += "the pipeline was not finalized within 30 s of the test's last unref\n";
     return r;
 }
 
