@@ -216,11 +216,12 @@ Status startBackend(BackendKind kind, const BackendOptions& options, const Chain
 
 #ifdef STRIATE_HAVE_GLES
 Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
-                             std::unique_ptr<gles::FragmentBackend>* out) {
+                             std::unique_ptr<gles::FragmentBackend>* out, std::shared_ptr<gles::ProgramCache> programs) {
     if (choice.kind != BackendKind::GlesFragment)
         return Status::error("only gles-fragment runs in the caller's GLES context");
     std::unique_ptr<gles::FragmentBackend> b;
-    if (Status s = gles::FragmentBackend::createInCurrentContext(choice.limits, choice.options.fragment, &b); !s) return s;
+    if (Status s = gles::FragmentBackend::createInCurrentContext(choice.limits, choice.options.fragment, &b, std::move(programs)); !s)
+        return s;
     if (Status s = b->configure(chain, format); !s) return s;
     *out = std::move(b);
     return {};

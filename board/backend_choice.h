@@ -14,6 +14,7 @@ namespace striate {
 struct Probe;
 namespace gles {
 class FragmentBackend;
+class ProgramCache;
 }
 
 /// Where a backend runs: in a context of its own (or on the cpu), or inside the GLES context that
@@ -47,9 +48,11 @@ Status chooseBackend(BackendKind requested, const BackendOptions& options, const
 
 #ifdef STRIATE_HAVE_GLES
 /// A Placement::CurrentContext choice made: gles-fragment in the context current on the calling
-/// thread, configured; an error names why it cannot run there.
+/// thread, configured; an error names why it cannot run there. `programs`: another backend's
+/// program cache in that context, to share, else null.
 Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
-                             std::unique_ptr<gles::FragmentBackend>* out);
+                             std::unique_ptr<gles::FragmentBackend>* out,
+                             std::shared_ptr<gles::ProgramCache> programs = nullptr);
 #endif
 
 /// Runs one frame, `frame(backend)`, as the tool and the Python module do: a GPU backend that fails

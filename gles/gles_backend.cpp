@@ -83,12 +83,12 @@ Status GlesBackend::createContext() {
     const Current current(*this);
     if (!current.status()) return current.status();
     info_.pixelStore = probePixelStore(info_.major);
-    cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
+    cache_ = std::make_shared<ProgramCache>(info_.major, info_.minor);
     driverLog_.install();
     return {};
 }
 
-Status GlesBackend::adoptCurrentContext() {
+Status GlesBackend::adoptCurrentContext(std::shared_ptr<ProgramCache> programs) {
     const char* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
     if (!version) return Status::error(std::string(name()) + ": no GLES context is current on this thread");
     if (std::sscanf(version, "OpenGL ES %d.%d", &info_.major, &info_.minor) != 2)
@@ -96,7 +96,11 @@ Status GlesBackend::adoptCurrentContext() {
     info_.platform = "shared";
     info_.pixelStore = probePixelStore(info_.major);
     shared_ = true;
-    cache_ = std::make_unique<ProgramCache>(info_.major, info_.minor);
+    if (programs && (programs->glesMajor() != info_.major || programs->glesMinor() != info_.minor))
+        return Status::error(std::string(name()) + ": the program cache given is for GLES " + std::to_string(programs->glesMajor()) +
+                             "." + std::to_string(programs->glesMinor()) + ", the current context is GLES " +
+                             std::to_string(info_.major) + "." + std::to_string(info_.minor));
+    cache_ = programs ? std::move(programs) : std::make_shared<ProgramCache>(info_.major, info_.minor);
     // GstGL keeps a debug callback of its own there: ours goes in front of it and hands it on.
     driverLog_.install(true);
     return {};

@@ -71,6 +71,8 @@ public:
     const ContextInfo& context() const { return info_; }
     /// Program-cache lookups since creation (ProgramCache::lookups).
     std::size_t programLookups() const { return cache_ ? cache_->lookups() : 0; }
+    /// The program cache, for another backend made later in the same context (createInCurrentContext).
+    std::shared_ptr<ProgramCache> programs() const { return cache_; }
 
 protected:
     /// `whose`: what the texture limit belongs to in messages ("the GPU's", "the board's").
@@ -96,7 +98,9 @@ protected:
     /// Makes our own context and the program cache in it; info_ describes it.
     Status createContext();
     /// Adopts the context current on this thread (GstGL's): an error where none is or it is not GLES.
-    Status adoptCurrentContext();
+    /// `programs`: a program cache of that context to share (another backend's there), else null
+    /// for one of our own.
+    Status adoptCurrentContext(std::shared_ptr<ProgramCache> programs);
     virtual Status configureCurrent(const Chain& chain, const FrameFormat& format) = 0;
     virtual Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
     /// What explain() says after the context: ", 12 passes per frame".
@@ -149,7 +153,7 @@ protected:
     std::unique_ptr<EglContext> ctx_;  // null: someone else's context (shared_) or none yet
     bool shared_ = false;              // runs in the context current on the caller's thread
     ContextInfo info_;
-    std::unique_ptr<ProgramCache> cache_;
+    std::shared_ptr<ProgramCache> cache_;  // shared with other backends in a context not ours
     Status failure_;
     Chain chain_;
     FrameFormat format_;

@@ -23,7 +23,8 @@ std::string withFileName(const std::string& file, const std::string& log);
 /// Compiled programs keyed by file + defines (STYLE.md 4). The `#version` line follows the
 /// current context (310 es for compute; 300 es or 100 for fragment passes), then the defines, then
 /// `#line 1` so compiler messages count lines of the file itself. Use and destroy it only where
-/// its context is current.
+/// its context is current. Backends in one context may share one (a program's uniforms are set
+/// at each draw, its samplers' units at its link, the same for every user of its source).
 class ProgramCache {
 public:
     explicit ProgramCache(int glesMajor, int glesMinor) : major_(glesMajor), minor_(glesMinor) {}
@@ -41,6 +42,8 @@ public:
     /// its source.
     Status fragment(const std::string& name, const std::string& source, unsigned* program);
     std::size_t size() const { return programs_.size(); }
+    int glesMajor() const { return major_; }
+    int glesMinor() const { return minor_; }
     /// Programs asked for by key so far (found or compiled): a frame asks for none.
     std::size_t lookups() const { return lookups_; }
 

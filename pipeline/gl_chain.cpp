@@ -128,10 +128,12 @@ Status GlChain::start(const BackendChoice& choice, const Chain& chain, const Fra
     Status result;
     onGlThread([&] {
         result = startInCurrentContext(choice, chain, format, &backend_);
-        if (result && chromaFormat.width > 0) result = startInCurrentContext(choice, chromaChain, chromaFormat, &chroma_);
+        // The chroma planes' chain in the same context: the programs the luma's compiled are shared.
+        if (result && chromaFormat.width > 0)
+            result = startInCurrentContext(choice, chromaChain, chromaFormat, &chroma_, backend_->programs());
         if (!result) {
-            backend_.reset();
             chroma_.reset();
+            backend_.reset();
         }
     });
     return result;
@@ -218,8 +220,10 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
 
 void GlChain::stop(bool forget) {
     if (backend_ || chroma_) onGlThread([&] {  // their GL objects go on the thread that owns them
-        backend_.reset();
+        // The chroma's first: its driver log chained onto the luma's debug callback, and puts that
+        // back when it goes (the luma's then puts back GstGL's).
         chroma_.reset();
+        backend_.reset();
     });
     if (!forget) return;
     std::lock_guard lock(mutex_);

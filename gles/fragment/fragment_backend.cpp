@@ -26,9 +26,9 @@ Status FragmentBackend::create(const GpuLimits& limits, const FragmentOptions& o
 }
 
 Status FragmentBackend::createInCurrentContext(const GpuLimits& limits, const FragmentOptions& options,
-                                              std::unique_ptr<FragmentBackend>* out) {
+                                              std::unique_ptr<FragmentBackend>* out, std::shared_ptr<ProgramCache> programs) {
     std::unique_ptr<FragmentBackend> b(new FragmentBackend(limits, options));
-    if (Status s = b->adoptCurrentContext(); !s) return s;
+    if (Status s = b->adoptCurrentContext(std::move(programs)); !s) return s;
     b->init();
     *out = std::move(b);
     return {};

@@ -36,8 +36,11 @@ public:
     /// The backend inside a GLES context that someone else owns (GstGL's) and that is current on
     /// the calling thread: every later call, and the destructor, must come on a thread where that
     /// context is current. It never makes a context current or releases one.
+    /// `programs`: another backend's program cache in the same context (GlesBackend::programs()),
+    /// to share what it compiled, else null.
     static Status createInCurrentContext(const GpuLimits& limits, const FragmentOptions& options,
-                                         std::unique_ptr<FragmentBackend>* out);
+                                         std::unique_ptr<FragmentBackend>* out,
+                                         std::shared_ptr<ProgramCache> programs = nullptr);
     ~FragmentBackend() override;
 
     const char* name() const override { return "gles-fragment"; }

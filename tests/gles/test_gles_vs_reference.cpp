@@ -2,9 +2,15 @@
 // method, on every board profile the backend runs under, on Mesa llvmpipe (or whatever GPU this
 // machine has). A GPU backend that falls back to cpu fails the test: the point is the GPU path.
 // CTest runs the fragment cases a second time on a real GLES 2.0 context.
+// gles-fragment's cases run in one GLES context that the test owns and keeps current, as GstGL's
+// is, each case's backend made in it (startInCurrentContext) and sharing the programs earlier
+// cases compiled. Made anew for every case, in a context of its own, the run compiled 52,323
+// shaders of 1,687 distinct sources, and llvmpipe built each program's code again at its first
+// draw (docs/performance.md). gles-compute's cases make their own context, as the product does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +18,9 @@
 #include "core/chain.h"
 #include "cpu/reference/reference.h"
 #include "gles/compute_backend.h"
+#include "gles/egl_context.h"
+#include "gles/fragment/fragment_backend.h"
+#include "gles/program_cache.h"
 #include "tests/support/inputs.h"
 #include "tests/support/vs_reference.h"
 
@@ -45,6 +54,39 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
     return n;
 }
 
+/// The context gles-fragment's cases share, current on the test's thread, and its programs.
+class SharedContext : public ::testing::Environment {
+public:
+    static SharedContext* instance;
+    void SetUp() override {
+        status_ = gles::EglContext::create(&context_);
+        if (status_) status_ = context_->makeCurrent();
+    }
+    void TearDown() override {
+        if (context_ && context_->makeCurrent()) programs_.reset();  // its programs go while their context is current
+        context_.reset();
+    }
+    /// Makes the context current again (a gles-compute case's own context was current last).
+    Status makeCurrent() const { return status_ ? context_->makeCurrent() : status_; }
+    /// The programs of the cases so far: the first case's backend's cache, kept for the next.
+    const std::shared_ptr<gles::ProgramCache>& programs() const { return programs_; }
+    void keep(std::shared_ptr<gles::ProgramCache> programs) {
+        if (!programs_) programs_ = std::move(programs);
+    }
+
+private:
+    Status status_ = Status::error("not set up");
+    std::unique_ptr<gles::EglContext> context_;
+    std::shared_ptr<gles::ProgramCache> programs_;
+};
+SharedContext* SharedContext::instance = static_cast<SharedContext*>(::testing::AddGlobalTestEnvironment(new SharedContext));
+
+/// The documented outcome for a direct blur too wide for a small board's budget: the planner
+/// refuses it by name (and the cpu backend would run instead).
+bool refusedByBudget(const std::string& why) {
+    return why.find("passes per axis within this board's shader budget") != std::string::npos;
+}
+
 class GlesVsReference : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GlesVsReference, WithinBudget) {
@@ -52,18 +94,34 @@ TEST_P(GlesVsReference, WithinBudget) {
     Chain chain;
     ASSERT_TRUE(parseChain(c.chain, &chain)) << c.chain;
     const FrameFormat fmt{c.size.w, c.size.h};
+    const BackendOptions options{0, c.board, {c.form, c.pyramid}};
     std::unique_ptr<Backend> gpu;
-    std::string fallback;
-    const Status s = startBackend(c.backend, BackendOptions{0, c.board, {c.form, c.pyramid}}, chain, fmt, &gpu, &fallback);
-    ASSERT_TRUE(s) << s.message();
-    if (fallback.find("passes per axis within this board's shader budget") != std::string::npos) {
-        // The documented outcome for a direct blur too wide for a small board's budget: the
-        // planner refuses it by name, and the cpu backend runs instead.
-        EXPECT_STREQ(gpu->name(), "cpu");
-        EXPECT_NE(c.chain.find("method=direct"), std::string::npos) << fallback;
-        return;
+    if (c.backend == BackendKind::GlesFragment) {
+        const Status current = SharedContext::instance->makeCurrent();
+        ASSERT_TRUE(current) << current.message();
+        BackendChoice choice;
+        const Status chosen = chooseBackend(c.backend, options, chain, fmt, Placement::CurrentContext, &choice);
+        ASSERT_TRUE(chosen) << chosen.message();
+        std::unique_ptr<gles::FragmentBackend> fragment;
+        const Status s = startInCurrentContext(choice, chain, fmt, &fragment, SharedContext::instance->programs());
+        if (refusedByBudget(s.message())) {
+            EXPECT_NE(c.chain.find("method=direct"), std::string::npos) << s.message();
+            return;
+        }
+        ASSERT_TRUE(s) << s.message();
+        SharedContext::instance->keep(fragment->programs());
+        gpu = std::move(fragment);
+    } else {
+        std::string fallback;
+        const Status s = startBackend(c.backend, options, chain, fmt, &gpu, &fallback);
+        ASSERT_TRUE(s) << s.message();
+        if (refusedByBudget(fallback)) {
+            EXPECT_STREQ(gpu->name(), "cpu");
+            EXPECT_NE(c.chain.find("method=direct"), std::string::npos) << fallback;
+            return;
+        }
+        ASSERT_EQ(fallback, "") << "the GPU backend did not run";
     }
-    ASSERT_EQ(fallback, "") << "the GPU backend did not run";
     ASSERT_STREQ(gpu->name(), nickOf(kBackendKinds, c.backend));
     test::expectWithinBudget(*gpu, chain, c.size, c.chain);
 }

@@ -17,6 +17,7 @@
 #include "core/chain.h"
 #include "gles/egl_context.h"
 #include "gles/fragment/fragment_backend.h"
+#include "gles/program_cache.h"
 #include "tests/support/gles_env.h"
 #include "tests/support/inputs.h"
 
@@ -221,4 +222,53 @@ TEST(TextureFrames, ALuminanceTargetTakesTheResultByCopy) {
 }
 
 } // namespace
+/// Two backends in one context (the element's luma and chroma chains in GstGL's): the second,
+/// made with the first's programs, compiles none that the first compiled, and its frames equal
+/// those of a backend with programs of its own. A cache of another GLES version is refused by name.
+TEST(SharedPrograms, ASecondBackendCompilesNoneTheFirstCompiled) {
+    if (!test::expectsGles()) GTEST_SKIP() << "no GLES context in this environment";
+    std::unique_ptr<gles::EglContext> ctx;
+    ASSERT_TRUE(gles::EglContext::create(&ctx));
+    Chain chain;
+    ASSERT_TRUE(parseChain("edges sigma=2", &chain));
+    BackendChoice choice;
+    ASSERT_TRUE(chooseBackend(BackendKind::GlesFragment, BackendOptions{0, "host"}, chain, kFormat, Placement::CurrentContext,
+                              &choice));
+    ASSERT_TRUE(ctx->makeCurrent());
+    {
+        std::unique_ptr<gles::FragmentBackend> first, second;
+        ASSERT_TRUE(startInCurrentContext(choice, chain, kFormat, &first));
+        const Image<std::uint8_t> scene = test::scene(test::Size{kFormat.width, kFormat.height});
+        auto frame = [&](gles::FragmentBackend& backend) {  // one frame's result, copied out
+            ChainOutput out;
+            EXPECT_TRUE(backend.process(scene.view(), &out));
+            std::vector<float> values;
+            for (int y = 0; y < out.real.height; ++y)
+                for (int x = 0; x < out.real.width; ++x) values.push_back(out.real.at(x, y));
+            return values;
+        };
+        const std::vector<float> a = frame(*first);
+        const std::size_t compiled = first->programCount();
+        ASSERT_GT(compiled, 0u);
+        ASSERT_TRUE(startInCurrentContext(choice, chain, kFormat, &second, first->programs()));
+        const std::vector<float> b = frame(*second);
+        EXPECT_EQ(second->programs(), first->programs());
+        EXPECT_EQ(first->programCount(), compiled) << "the second backend compiled programs the first had";
+        first.reset();  // the programs stay with the second
+        const std::vector<float> c = frame(*second);
+        ASSERT_FALSE(a.empty());
+        EXPECT_TRUE(b == a && c == a) << "frames differ from the first backend's";
+        EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+
+        const int major = ctx->info().major >= 3 ? 2 : 3;  // a version this context is not
+        std::unique_ptr<gles::FragmentBackend> other;
+        const Status refused = gles::FragmentBackend::createInCurrentContext(choice.limits, choice.options.fragment, &other,
+                                                                             std::make_shared<gles::ProgramCache>(major, 0));
+        EXPECT_FALSE(refused);
+        EXPECT_NE(refused.message().find("the program cache given is for GLES " + std::to_string(major) + ".0"), std::string::npos)
+            << refused.message();
+    }
+    ctx->release();
+}
+
 } // namespace striate

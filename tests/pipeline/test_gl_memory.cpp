@@ -84,7 +84,12 @@ void checkAndCleanState(GstGLContext* context, gpointer data) {
         if (!has(context, v)) continue;
         GLint value = -1;
         gl->GetIntegerv(v.name, &value);
-        if (value != v.messy) wrong += " " + glName(v.name) + "=" + std::to_string(value);
+        if (value != v.messy) {  // appended piece by piece: gcc 12's -Wrestrict misreads `" " + std::string`
+            wrong += ' ';
+            wrong += glName(v.name);
+            wrong += '=';
+            wrong += std::to_string(value);
+        }
         gl->PixelStorei(v.name, v.clean);  // GstGL's own transfers after us assume the defaults
     }
     if (!wrong.empty() && !self->mismatch) self->mismatch = g_strdup(wrong.c_str());
@@ -222,11 +227,11 @@ bool unrefAndAwaitFinalize(GstElement* pipeline) {
     // the contexts (the GL display) it was given.
     static const GQuark key = g_quark_from_static_string("striate-test-finalized");
     g_object_set_qdata_full(G_OBJECT(pipeline), key, f, [](gpointer data) {
-        auto* f = static_cast<Finalized*>(data);
-        g_mutex_lock(&f->mutex);
-        f->done = true;
-        g_cond_signal(&f->cond);
-        g_mutex_unlock(&f->mutex);
+        auto* finalized = static_cast<Finalized*>(data);
+        g_mutex_lock(&finalized->mutex);
+        finalized->done = true;
+        g_cond_signal(&finalized->cond);
+        g_mutex_unlock(&finalized->mutex);
     });
     gst_object_unref(pipeline);
     const gint64 deadline = g_get_monotonic_time() + 30 * G_TIME_SPAN_SECOND;
