@@ -172,20 +172,34 @@ GLuint texture(GLenum format, int w, int h, const void* pixels) {
     return t;
 }
 
+/// `edges sigma=2` as gles-fragment on a board, in a context the test makes and keeps current (as
+/// GstGL's is) until the test ends.
+class OwnersContext : public ::testing::Test {
+protected:
+    void start(const char* board) {
+        ASSERT_TRUE(gles::EglContext::create(&ctx));
+        ASSERT_TRUE(parseChain("edges sigma=2", &chain));
+        // chooseBackend probes the machine with a context of its own the first time: outside ours.
+        ASSERT_TRUE(chooseBackend(BackendKind::GlesFragment, BackendOptions{0, board}, chain, kFormat,
+                                  Placement::CurrentContext, &choice));
+        ASSERT_TRUE(ctx->makeCurrent());
+    }
+    void TearDown() override {
+        if (ctx) ctx->release();
+    }
+
+    std::unique_ptr<gles::EglContext> ctx;
+    Chain chain;
+    BackendChoice choice;
+};
+
 /// GRAY8 in GstGL's memory is a LUMINANCE texture where the context has no RG textures (GLES 2.0
 /// on VideoCore IV), and GLES renders to no LUMINANCE texture: the result goes into a plane of
 /// gles-fragment's own and is copied in. It must equal the result drawn into a renderable RGBA8
 /// texture, code for code.
-TEST(TextureFrames, ALuminanceTargetTakesTheResultByCopy) {
+TEST_F(OwnersContext, ALuminanceTargetTakesTheResultByCopy) {
     if (!test::expectsGles()) GTEST_SKIP() << "no GLES context in this environment";
-    std::unique_ptr<gles::EglContext> ctx;
-    ASSERT_TRUE(gles::EglContext::create(&ctx));
-    Chain chain;
-    ASSERT_TRUE(parseChain("edges sigma=2", &chain));
-    BackendChoice choice;
-    ASSERT_TRUE(chooseBackend(BackendKind::GlesFragment, BackendOptions{0, "rpi3"}, chain, kFormat, Placement::CurrentContext,
-                              &choice));
-    ASSERT_TRUE(ctx->makeCurrent());
+    ASSERT_NO_FATAL_FAILURE(start("rpi3"));
     const int w = kFormat.width, h = kFormat.height;
     {
         std::unique_ptr<gles::FragmentBackend> b;
@@ -218,23 +232,14 @@ TEST(TextureFrames, ALuminanceTargetTakesTheResultByCopy) {
         for (GLuint t : {in, rgba, luminance, copied}) glDeleteTextures(1, &t);
         EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
     }
-    ctx->release();
 }
 
-} // namespace
 /// Two backends in one context (the element's luma and chroma chains in GstGL's): the second,
 /// made with the first's programs, compiles none that the first compiled, and its frames equal
 /// those of a backend with programs of its own. A cache of another GLES version is refused by name.
-TEST(SharedPrograms, ASecondBackendCompilesNoneTheFirstCompiled) {
+TEST_F(OwnersContext, ASecondBackendWithTheFirstsProgramsCompilesNoneAgain) {
     if (!test::expectsGles()) GTEST_SKIP() << "no GLES context in this environment";
-    std::unique_ptr<gles::EglContext> ctx;
-    ASSERT_TRUE(gles::EglContext::create(&ctx));
-    Chain chain;
-    ASSERT_TRUE(parseChain("edges sigma=2", &chain));
-    BackendChoice choice;
-    ASSERT_TRUE(chooseBackend(BackendKind::GlesFragment, BackendOptions{0, "host"}, chain, kFormat, Placement::CurrentContext,
-                              &choice));
-    ASSERT_TRUE(ctx->makeCurrent());
+    ASSERT_NO_FATAL_FAILURE(start("host"));
     {
         std::unique_ptr<gles::FragmentBackend> first, second;
         ASSERT_TRUE(startInCurrentContext(choice, chain, kFormat, &first));
@@ -268,7 +273,7 @@ TEST(SharedPrograms, ASecondBackendCompilesNoneTheFirstCompiled) {
         EXPECT_NE(refused.message().find("the program cache given is for GLES " + std::to_string(major) + ".0"), std::string::npos)
             << refused.message();
     }
-    ctx->release();
 }
 
+} // namespace
 } // namespace striate
