@@ -49,8 +49,8 @@ public:
 
     /// Every distinct shader of the configured plan (the budget test compiles and checks them).
     const std::vector<FragmentShader>& shaders() const { return plan_.shaders; }
-    /// Programs compiled since creation: configure() again with new values of the same structure
-    /// compiles none.
+    /// Programs in its cache (with a shared cache, the other backends' too): configure() again
+    /// with new values of the same structure compiles none.
     std::size_t programCount() const { return cache_->size(); }
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA float" (the format every float target
