@@ -24,6 +24,7 @@ inline constexpr EnumName<BackendKind> kBackendKinds[] = {
 struct FrameFormat {
     int width = 0;
     int height = 0;
+    bool operator==(const FrameFormat&) const = default;
 };
 
 /// The result of one frame: a real plane, or a complex one when the chain's last stage outputs

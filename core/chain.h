@@ -19,6 +19,8 @@ struct Chain {
     bool complexOutput() const { return !stages.empty() && isComplexOutput(stages.back()); }
     /// The 8-bit encoding of the chain's output (that of its last stage).
     Encoding encoding() const { return stages.empty() ? Encoding{} : encodingOf(stages.back()); }
+    /// Every stage and every parameter equal (exactly: a plan made for one serves the other).
+    bool operator==(const Chain&) const = default;
 };
 
 /// Parses "blur sigma=2 method=recursive ! gabor sigma=4 wavelength=10 orientation=30".

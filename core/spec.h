@@ -109,6 +109,7 @@ struct BlurSpec {
     BlurMethod resolvedMethod() const;
     Encoding encoding() const { return {}; }
     bool complexOutput() const { return false; }
+    bool operator==(const BlurSpec&) const = default;
 };
 
 /// Gabor filter or orientation bank (ALGORITHMS.md 3).
@@ -128,6 +129,7 @@ struct GaborSpec {
     bool complexOutput() const { return output == GaborOutput::Complex; }
     /// Orientation of bank member k in degrees: orientation + 180 k / orientations.
     double orientationOf(int k) const { return orientation + 180.0 * k / orientations; }
+    bool operator==(const GaborSpec&) const = default;
 };
 
 /// Edge detection (ALGORITHMS.md 4). Thresholds are in gradient units of the normalised image
@@ -152,6 +154,7 @@ struct EdgeSpec {
     GaborSpec bankMember(int k) const;
     /// Non-maximum suppression sector of bank member k: its orientation rounded to 45 degrees.
     int bankSector(int k) const { return static_cast<int>((8 * k + orientations) / (2 * orientations)) % 4; }
+    bool operator==(const EdgeSpec&) const = default;
 };
 
 /// Gradient direction sectors of non-maximum suppression (ALGORITHMS.md 4.1). Sector s compares a
@@ -209,6 +212,7 @@ struct ThresholdSpec {
     BlurSpec mean() const { return BlurSpec{sigma, method}; }
     Encoding encoding() const { return {}; }
     bool complexOutput() const { return false; }
+    bool operator==(const ThresholdSpec&) const = default;
 };
 
 /// One stage of a chain. Every place that does something per kind of stage visits it with an

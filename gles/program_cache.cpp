@@ -2,7 +2,7 @@
 
 #include <GLES3/gl31.h>
 
-#include <cstdio>
+#include <charconv>
 #include <initializer_list>
 #include <sstream>
 
@@ -11,9 +11,11 @@
 namespace striate::gles {
 
 std::string glslFloat(double v) {
+    // printf's "%.9g" (the standard defines this form of to_chars by it), without printf's
+    // multi-precision arithmetic: a plan writes thousands of constants.
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    std::string s = buf;
+    const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 9);
+    std::string s(buf, r.ptr);
     if (s.find_first_of(".e") == std::string::npos) s += ".0";
     return s;
 }

@@ -141,7 +141,9 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     chain_ = chain;
     format_ = format;
     failure_ = {};
-    planner().planChain(chain);
+    if (validated_.held && validated_.chain == chain && validated_.format == format) plan_ = std::move(validated_.plan);
+    else planner().planChain(chain);
+    validated_ = {};
     failure_ = plan_.failure;
     if (const char* test = std::getenv("STRIATE_GLES_TEST_PASS"); test && std::string_view(test) == "over-vc4-limit" && failure_) {
         FragmentPlanner p = planner();

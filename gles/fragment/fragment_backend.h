@@ -123,6 +123,16 @@ private:
     FragmentCapabilities caps_;
     bool packed_ = true;
     FragmentPlan plan_;
+    /// The plan validate() made to count its memory, kept for the configure() that follows with
+    /// the same chain and frame: planning writes every shader's text, most of a configure's cpu
+    /// time, and it need not run twice.
+    struct Validated {
+        bool held = false;
+        Chain chain;
+        FrameFormat format;
+        FragmentPlan plan;
+    };
+    mutable Validated validated_;
     std::vector<unsigned> programs_;  // per shader of the plan, 0 until compiled
     static constexpr std::size_t kTriangleBytes = 6 * sizeof(float);  // the full-screen triangle's vertices
     unsigned vertexBuffer_ = 0;

@@ -180,7 +180,7 @@ FragmentPlanner::Value FragmentPlanner::quadBlur(const QuadWeights& q, const std
     return banded(bands, rows, src, h, columns, sums);
 }
 
-FragmentPlanner::Bands FragmentPlanner::bandsFor(int outputRows, int rowsPerOutput, int R) const {
+FragmentPlanner::Bands FragmentPlanner::bandsFor(int outputRows, int rowsPerOutput, int R) {
     // The horizontal pass's output lives between the two passes only, so on a tall frame it
     // is made a band of output rows at a time into a tile (bands of at least kBandRows frame
     // rows, and of 16 R so the 2 R rows each tile repeats stay within an eighth), each band's
@@ -196,7 +196,9 @@ FragmentPlanner::Bands FragmentPlanner::bandsFor(int outputRows, int rowsPerOutp
     b.count = (outputRows + least - 1) / least;
     b.rows = (outputRows + b.count - 1) / b.count;
     b.tileRows = rowsPerOutput * b.rows + 2 * R;
-    b.tiled = options_.tiles != TileUse::Never && b.count > 1 && 2 * b.tileRows <= format_.height;
+    const bool tileable = b.count > 1 && 2 * b.tileRows <= format_.height;
+    tilesWouldApply_ = tilesWouldApply_ || tileable;
+    b.tiled = options_.tiles != TileUse::Never && tileable;
     if (!b.tiled) b.count = 1, b.rows = outputRows, b.tileRows = format_.height;  // one band, the frame's plane
     return b;
 }

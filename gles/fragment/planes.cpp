@@ -78,9 +78,9 @@ std::size_t stencilBytes(unsigned format, const FragmentPlan& plan) {
 } // namespace
 
 std::size_t FragmentBackend::plannedGpuBytes(const Chain& chain, const FrameFormat& format) const {
-    FragmentPlan plan;
-    FragmentPlanner(limits_, options_, caps_, format, &plan).planChain(chain);
-    return plan.bytes() + kTriangleBytes + stencilBytes(stencil_.format, plan);
+    validated_ = Validated{true, chain, format, {}};
+    FragmentPlanner(limits_, options_, caps_, format, &validated_.plan).planChain(chain);
+    return validated_.plan.bytes() + kTriangleBytes + stencilBytes(stencil_.format, validated_.plan);
 }
 
 MemoryUse FragmentBackend::memory() const {

@@ -146,9 +146,10 @@ void FragmentPlanner::planChain(const Chain& chain) {
         untiled.tiles = TileUse::Never;
         tiled.tiles = TileUse::Always;
         FragmentPlan a, b;
-        FragmentPlanner(limits_, untiled, caps_, format_, &a).planChain(chain);
-        FragmentPlanner(limits_, tiled, caps_, format_, &b).planChain(chain);
-        *plan_ = b.failure && (!a.failure || b.bytes() < a.bytes()) ? std::move(b) : std::move(a);
+        FragmentPlanner first(limits_, untiled, caps_, format_, &a);
+        first.planChain(chain);
+        if (first.tilesWouldApply_) FragmentPlanner(limits_, tiled, caps_, format_, &b).planChain(chain);
+        *plan_ = first.tilesWouldApply_ && b.failure && (!a.failure || b.bytes() < a.bytes()) ? std::move(b) : std::move(a);
         return;
     }
     // The input: its 8-bit codes, which every texture fetch turns into the unit values c / 255

@@ -171,7 +171,8 @@ private:
     /// in a QuadRows plane, where the planes are float and each axis fits one shader; else
     /// Value{} and the caller runs the per-pixel passes.
     Value quadBlur(const QuadWeights& q, const std::string& what, const Value& in);
-    Bands bandsFor(int outputRows, int rowsPerOutput, int R) const;
+    /// Notes in tilesWouldApply_ where tiles, were they allowed, would make bands.
+    Bands bandsFor(int outputRows, int rowsPerOutput, int R);
     /// Per band: `rows` (reading `in`, moved to the tile's rows) into `tile`, then each of
     /// `columns` (reading the tile, moved back, and from the second on the previous one's sums in
     /// slot 1) into its plane of `sums`, scissored to the band (untiled: once, unshifted, the
@@ -227,6 +228,9 @@ private:
     std::vector<DrawStep>& steps_;
     std::vector<PassInfo>& passes_;
     Status& failure_;
+    /// Some bandsFor() of this plan would tile under TileUse::Always: without one, the tiled plan
+    /// is the untiled one, and planChain() under TileUse::WhereSmaller does not make it twice.
+    bool tilesWouldApply_ = false;
 };
 
 } // namespace striate::gles

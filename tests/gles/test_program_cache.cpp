@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -45,6 +47,33 @@ using GlesWithoutComputeProgramCache = ProgramCacheTest;
 TEST(ShaderFiles, AreEmbedded) {
     EXPECT_TRUE(shaderFile("hysteresis_gate.comp"));
     EXPECT_FALSE(shaderFile("nope.comp"));
+}
+
+// Shader constants are printf's "%.9g" (plus ".0" where that has no point or exponent), written
+// by std::to_chars: the same text for values of every magnitude, random bit patterns included.
+TEST(GlslFloat, WritesPrintfsNineSignificantDigits) {
+    std::mt19937_64 random(7);
+    std::uniform_real_distribution<double> unit(-10, 10);
+    for (int i = 0; i < 100000; ++i) {
+        double v = 0;
+        switch (i % 3) {
+        case 0: v = unit(random); break;
+        case 1: v = std::ldexp(static_cast<double>(random() % 100000), static_cast<int>(random() % 80) - 40); break;
+        default: {
+            const std::uint64_t bits = random();
+            std::memcpy(&v, &bits, sizeof v);
+            if (!std::isfinite(v)) continue;
+        }
+        }
+        char expected[48];
+        std::snprintf(expected, sizeof expected, "%.9g", v);
+        std::string want = expected;
+        if (want.find_first_of(".e") == std::string::npos) want += ".0";
+        ASSERT_EQ(glslFloat(v), want) << i;
+    }
+    EXPECT_EQ(glslFloat(2), "2.0");
+    EXPECT_EQ(glslFloat(1.0 / 3), "0.333333333");
+    EXPECT_EQ(glslFloat(-1.5e-7), "-1.5e-07");
 }
 
 TEST_F(GlesWithoutComputeProgramCache, ComputeProgramsAreRefusedNamingTheContext) {
