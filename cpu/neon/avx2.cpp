@@ -13,20 +13,20 @@ namespace striate::cpu::avx2 {
 namespace {
 
 constexpr int kLanes = 16;
-constexpr int kVectors = 4;  // as fixed.cpp: independent accumulators, tap loads shared
+constexpr int kAccumulators = 4;  // as fixed.cpp: independent accumulators, tap loads shared
 constexpr int kMaxTaps = 64;
 
 inline __m256i load(const std::int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
-/// kVectors x 16 sums of a symmetric FIR in Q15 (q[i]: tap i in every lane), as symmetricStep.
+/// kAccumulators x 16 sums of a symmetric FIR in Q15 (q[i]: tap i in every lane), as symmetricStep.
 template <class Pair>
 inline void step(const __m256i* q, int R, Pair pair, __m256i* acc) {
     const std::int16_t* centre = pair(0, 0);
-    for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_mulhrs_epi16(load(centre + v * kLanes), q[0]);
+    for (int v = 0; v < kAccumulators; ++v) acc[v] = _mm256_mulhrs_epi16(load(centre + v * kLanes), q[0]);
     for (int i = 1; i <= R; ++i) {
         const std::int16_t* before = pair(i, -1);
         const std::int16_t* after = pair(i, 1);
-        for (int v = 0; v < kVectors; ++v)
+        for (int v = 0; v < kAccumulators; ++v)
             acc[v] = _mm256_add_epi16(acc[v], _mm256_mulhrs_epi16(_mm256_add_epi16(load(before + v * kLanes), load(after + v * kLanes)), q[i]));
     }
 }
@@ -44,18 +44,18 @@ inline __m256i codesOf(__m256i a, __m256i b, int shift) {
     return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xD8);
 }
 
-/// kVectors x 8 floats of a symmetric float FIR, as lines.cpp's symmetricTaps: the centre times
+/// kAccumulators x 8 floats of a symmetric float FIR, as lines.cpp's symmetricTaps: the centre times
 /// taps[0], then per k the pair's sum times taps[k] added (a multiply and an add, not fused).
 template <class Pair>
 inline void floatStep(const float* centre, const float* taps, int R, Pair pair, float* out) {
-    __m256 acc[kVectors];
+    __m256 acc[kAccumulators];
     const __m256 t0 = _mm256_set1_ps(taps[0]);
-    for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_mul_ps(_mm256_loadu_ps(centre + 8 * v), t0);
+    for (int v = 0; v < kAccumulators; ++v) acc[v] = _mm256_mul_ps(_mm256_loadu_ps(centre + 8 * v), t0);
     for (int k = 1; k <= R; ++k) {
         const __m256 t = _mm256_set1_ps(taps[k]);
-        for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(pair(k, 8 * v), t));
+        for (int v = 0; v < kAccumulators; ++v) acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(pair(k, 8 * v), t));
     }
-    for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(out + 8 * v, acc[v]);
+    for (int v = 0; v < kAccumulators; ++v) _mm256_storeu_ps(out + 8 * v, acc[v]);
 }
 
 } // namespace
@@ -70,9 +70,9 @@ void rowSums(const std::int16_t* line, const std::int16_t* taps, int R, int widt
     splat(taps, R, q);
     for (int x = 0; x < width; x += kStep) {
         const std::int16_t* c = line + x;
-        __m256i acc[kVectors];
+        __m256i acc[kAccumulators];
         step(q, R, [c](int i, int side) { return c + side * i; }, acc);
-        for (int v = 0; v < kVectors; ++v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + v * kLanes), acc[v]);
+        for (int v = 0; v < kAccumulators; ++v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + v * kLanes), acc[v]);
     }
 }
 
@@ -81,9 +81,9 @@ void columnCodes(const std::int16_t* const* w, const std::int16_t* taps, int R, 
     __m256i q[kMaxTaps];
     splat(taps, R, q);
     for (int x = 0; x < width; x += kStep) {
-        __m256i acc[kVectors];
+        __m256i acc[kAccumulators];
         step(q, R, [w, x](int i, int side) { return w[side * i] + x; }, acc);
-        for (int v = 0; v < kVectors; v += 2) {
+        for (int v = 0; v < kAccumulators; v += 2) {
             const int at = x + v * kLanes;
             std::uint8_t* to = at + 2 * kLanes <= direct ? out + at : codes + at;
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), codesOf(acc[v], acc[v + 1], shift));

@@ -14,8 +14,8 @@ namespace striate::cpu {
 namespace {
 
 constexpr int kVector = 8;   // int16 samples per 128-bit vector
-constexpr int kVectors = 4;  // vectors per step: independent accumulators, tap loads shared
-constexpr int kStep = kVector * kVectors;
+constexpr int kAccumulators = 4;  // vectors per step: independent accumulators, tap loads shared
+constexpr int kStep = kVector * kAccumulators;
 constexpr int kOne = 1 << 15;
 /// Rows are padded to whole steps of either width (avx2::kStep is twice kStep).
 constexpr int kPadding = 2 * kStep;
@@ -54,10 +54,10 @@ inline uint8x8_t codesOf(int16x8_t v) {
 template <class Pair>
 void symmetricStep(const int16x8_t* q, int R, Pair&& pair, int16x8_t* acc) {
     const std::int16_t* centre = pair(0).first;
-    for (int v = 0; v < kVectors; ++v) acc[v] = times(vld1q_s16(centre + v * kVector), q[0]);
+    for (int v = 0; v < kAccumulators; ++v) acc[v] = times(vld1q_s16(centre + v * kVector), q[0]);
     for (int i = 1; i <= R; ++i) {
         const auto [before, after] = pair(i);
-        for (int v = 0; v < kVectors; ++v)
+        for (int v = 0; v < kAccumulators; ++v)
             acc[v] = vaddq_s16(acc[v], times(vaddq_s16(vld1q_s16(before + v * kVector), vld1q_s16(after + v * kVector)), q[i]));
     }
 }
@@ -136,9 +136,9 @@ void FixedBand::horizontal(int y, std::int16_t* out) {
     splat(taps_, q);
     for (x = 0; x < paddedWidth_; x += kStep) {
         const std::int16_t* c = line + R + x;
-        int16x8_t acc[kVectors];
+        int16x8_t acc[kAccumulators];
         symmetricStep(q, R, [c](int i) { return std::pair(c - i, c + i); }, acc);
-        for (int v = 0; v < kVectors; ++v) vst1q_s16(out + x + v * kVector, acc[v]);
+        for (int v = 0; v < kAccumulators; ++v) vst1q_s16(out + x + v * kVector, acc[v]);
     }
 }
 
@@ -165,9 +165,9 @@ void FixedBand::rowInto(int y, std::uint8_t* out, int step) {
     int16x8_t q[kMaxFixedRadius + 1];
     splat(taps_, q);
     for (int x = 0; x < paddedWidth_; x += kStep) {
-        int16x8_t acc[kVectors];
+        int16x8_t acc[kAccumulators];
         symmetricStep(q, R, [w, x](int i) { return std::pair(w[-i] + x, w[i] + x); }, acc);
-        for (int v = 0; v < kVectors; ++v) {
+        for (int v = 0; v < kAccumulators; ++v) {
             const int at = x + v * kVector;
             vst1_u8(at + kVector <= direct ? out + at : codes_ + at, codesOf(acc[v]));
         }

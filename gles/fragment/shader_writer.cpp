@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "gles/fragment/glsl.h"
+
 namespace striate::gles {
 
 double decodePacked(unsigned char hi, unsigned char lo, const PlaneFormat& format) {
@@ -19,13 +21,6 @@ std::string call(char prefix, int slot, const std::string& arg) {
     s += '(';
     s += arg;
     s += ')';
-    return s;
-}
-
-/// "o2": a generated name (appended, for the same reason).
-std::string named(const char* prefix, int n) {
-    std::string s = prefix;
-    s += std::to_string(n);
     return s;
 }
 

@@ -16,12 +16,10 @@
 namespace striate::gles {
 namespace {
 
-std::string expectation() { return test::expectedGles(); }
-
 TEST(EglContext, CreatesTheContextThisMachineOffers) {
     std::unique_ptr<EglContext> ctx;
     const Status s = EglContext::create(&ctx);
-    if (expectation() == "none") {
+    if (test::expectedGles() == "none") {
         ASSERT_FALSE(s);
         EXPECT_NE(s.message().find("no EGL display"), std::string::npos) << s.message();
         // and what to do about it
@@ -32,10 +30,10 @@ TEST(EglContext, CreatesTheContextThisMachineOffers) {
     ASSERT_TRUE(s) << s.message();
     ASSERT_TRUE(ctx->makeCurrent());
     const std::string version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
-    if (expectation() == "es2") {
+    if (test::expectedGles() == "es2") {
         EXPECT_EQ(ctx->info().major, 2);
         EXPECT_NE(version.find("OpenGL ES 2.0"), std::string::npos) << version;
-    } else if (expectation() == "es3") {
+    } else if (test::expectedGles() == "es3") {
         EXPECT_EQ(ctx->info().major, 3);
         EXPECT_EQ(ctx->info().minor, 0);
     } else {
@@ -62,7 +60,7 @@ TEST(EglContext, MadeOnOneThreadUsedOnAnotherDestroyedOnAThird) {
 TEST(Probe, ReportsWhatTheContextOffers) {
     const Probe p = probeMachine();
     EXPECT_FALSE(p.cpuSimd.empty());
-    if (expectation() == "none") {
+    if (test::expectedGles() == "none") {
         EXPECT_FALSE(p.gpu);
         EXPECT_NE(formatProbe(p).find("gles: unavailable: no EGL display"), std::string::npos) << formatProbe(p);
         return;
@@ -70,10 +68,10 @@ TEST(Probe, ReportsWhatTheContextOffers) {
     ASSERT_TRUE(p.gpu) << p.gpuError;
     EXPECT_GE(p.maxTextureSize, 2048);
     EXPECT_FALSE(p.renderer.empty());
-    if (expectation() == "es2") {
+    if (test::expectedGles() == "es2") {
         EXPECT_FALSE(p.compute);
         EXPECT_TRUE(p.floatRenderable.empty());  // not probed on ES 2.0 (no sized float formats)
-    } else if (expectation() == "es3") {
+    } else if (test::expectedGles() == "es3") {
         EXPECT_FALSE(p.compute);
         EXPECT_NE(std::find(p.floatRenderable.begin(), p.floatRenderable.end(), "RGBA32F"), p.floatRenderable.end());
     } else {

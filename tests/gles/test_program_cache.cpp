@@ -22,8 +22,6 @@
 namespace striate::gles {
 namespace {
 
-std::string expectation() { return test::expectedGles(); }
-
 class ProgramCacheTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -81,7 +79,7 @@ TEST_F(GlesWithoutComputeProgramCache, ComputeProgramsAreRefusedNamingTheContext
     const Status s = cache_->compute("hysteresis_gate.comp", {}, &program);
     ASSERT_FALSE(s);
     EXPECT_NE(s.message().find("compute shaders need GLES 3.1, this context is " +
-                               std::string(expectation() == "es2" ? "2.0" : "3.0")),
+                               std::string(test::expectedGles() == "es2" ? "2.0" : "3.0")),
               std::string::npos)
         << s.message();
 }

@@ -38,16 +38,16 @@ TEST(FixedTaps, SumToExactlyOneAndStayWithinHalfAUnit) {
     EXPECT_TRUE(cpu::fixedGaussianTaps(gaussianTaps(12.0)).empty()) << "sigma 12 needs R' > kMaxFixedRadius";
 }
 
-struct Case {
+struct FixedCase {
     double sigma;
     const char* method;
     Size size;
 };
 
-class Fixed8 : public ::testing::TestWithParam<Case> {};
+class Fixed8 : public ::testing::TestWithParam<FixedCase> {};
 
 TEST_P(Fixed8, WithinOneCodeOfTheReference) {
-    const Case& c = GetParam();
+    const FixedCase& c = GetParam();
     Chain chain, direct;
     const std::string text = "blur sigma=" + std::to_string(c.sigma) + " method=" + c.method;
     ASSERT_TRUE(parseChain(text, &chain)) << text;
@@ -83,8 +83,8 @@ TEST_P(Fixed8, WithinOneCodeOfTheReference) {
     }
 }
 
-std::vector<Case> cases() {
-    std::vector<Case> out;
+std::vector<FixedCase> fixedCases() {
+    std::vector<FixedCase> out;
     const Size sizes[] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 13}, {33, 7}, {131, 67}, {203, 257}};
     for (double sigma : {0.3, 0.8, 1.0, 1.4, 2.0, 3.0, 4.5, 6.0, 11.0, 12.0, 64.0})
         for (Size s : sizes)
@@ -96,11 +96,11 @@ std::vector<Case> cases() {
     return out;
 }
 
-std::string caseName(const ::testing::TestParamInfo<Case>& info) {
+std::string fixedCaseName(const ::testing::TestParamInfo<FixedCase>& info) {
     return std::string(info.param.method) + "_" + std::to_string(info.index);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sigmas, Fixed8, ::testing::ValuesIn(cases()), caseName);
+INSTANTIATE_TEST_SUITE_P(Sigmas, Fixed8, ::testing::ValuesIn(fixedCases()), fixedCaseName);
 
 TEST(Fixed8, FlatInputComesOutUnchanged) {
     Chain chain;
