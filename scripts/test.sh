@@ -55,37 +55,11 @@ table() {  # the step table: each step's seconds, then the test jobs' seconds by
   fi
 }
 
-jobs=$(nproc)
-cache=${STRIATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/striate}
-mkdir -p "$cache" build
-
-# The sysroots download beside the dependencies and the host builds (network and unpacking, little
-# CPU): they need only apt-get and dpkg-deb, which every Debian has. The Pi GPU shims need the
-# cross compiler, so they wait for the dependencies (build/deps.done), or end with this script.
-cross=()
-case $(dpkg --print-architecture) in
-  amd64) [ -z "$quick" ] && cross=(aarch64:arm64 armhf:armhf) ;;
-esac
-rm -f build/deps.done
-if [ ${#cross[@]} -gt 0 ]; then
-  rm -f "$cache/pi-gpu.failed"
-  (
-    for pair in "${cross[@]}"; do
-      bash scripts/sysroot.sh "${pair##*:}" "$cache/sysroot-${pair##*:}"
-    done
-    until [ -e build/deps.done ]; do
-      kill -0 $$ 2>/dev/null || exit 1
-      sleep 1
-    done
-    # The Pi GPU compilers' shims: a failed download fails their check, not the other steps.
-    bash scripts/pi_gpu.sh "$cache/sysroot-arm64" "$cache/pi-gpu" || touch "$cache/pi-gpu.failed"
-  ) >build/sysroots.log 2>&1 &
-  sysroots=$!
-fi
-
 step "dependencies (apt)"
 bash scripts/deps.sh
-touch build/deps.done
+jobs=$(nproc)
+cache=${STRIATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/striate}
+mkdir -p "$cache"
 # The compiler cache: paths under the tree hashed relative to it (and -ffile-prefix-map keeps
 # them out of the objects), so a clone anywhere hits the same entries.
 export CCACHE_DIR="$cache/ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
@@ -93,6 +67,24 @@ export CCACHE_DIR="$cache/ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CC
 # another build's tests in this one) is loaded, not compiled again. The Pi compilers' check turns it
 # off: it must see every compile.
 export MESA_SHADER_CACHE_DIR="$cache/mesa-shader-cache"
+
+# The sysroots download beside the host builds (network and unpacking, little CPU).
+cross=()
+case $(dpkg --print-architecture) in
+  amd64) [ -z "$quick" ] && cross=(aarch64:arm64 armhf:armhf) ;;
+esac
+if [ ${#cross[@]} -gt 0 ]; then
+  rm -f "$cache/pi-gpu.failed"
+  mkdir -p build
+  (
+    for pair in "${cross[@]}"; do
+      bash scripts/sysroot.sh "${pair##*:}" "$cache/sysroot-${pair##*:}"
+    done
+    # The Pi GPU compilers' shims: a failed download fails their check, not the other steps.
+    bash scripts/pi_gpu.sh "$cache/sysroot-arm64" "$cache/pi-gpu" || touch "$cache/pi-gpu.failed"
+  ) >build/sysroots.log 2>&1 &
+  sysroots=$!
+fi
 
 # The one cmake line of the full build, natively and (with a toolchain file) for the boards. A
 # unity build: each target's files compiled a batch at a time, their headers parsed once a batch (a
