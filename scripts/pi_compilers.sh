@@ -14,7 +14,8 @@
 # (striateedges in GstGL's context on vc4: its passes heard there, and a test-only pass over the
 # limit caught with a cpu fallback and no frame lost), over-limit (a
 # test-only shader over vc4's limit must fail the same check by name); the test command runs each
-# as a job of its own. Exit status 1 names what failed.
+# as a job of its own. Exit status 1 names what failed. STRIATE_PI_RESULTS=DIR keeps the matrix
+# runs that passed, by their inputs, and reuses one whose inputs are the same (matrix() below).
 set -euo pipefail
 if [ $# -lt 4 ]; then
   echo "usage: scripts/pi_compilers.sh ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR OUT [vc4|v3d42|v3d71|plugin|gl-memory|over-limit...]" >&2
@@ -51,12 +52,49 @@ run() {  # run GPU ARGS...: bin/pi_compilers
   "${emu[@]}" "$build/bin/pi_compilers" "$@"
 }
 
+# inputs GPU: a key for everything a matrix run on GPU's compiler depends on: the arm64 pi_compilers
+# (the planners and shader generators are linked into it), this script, qemu, the sysroot (its key)
+# and its Mesa, the shims and Mesa 25, and the Mesa variables of the environment.
+inputs() {
+  local lib=$sysroot/usr/lib/aarch64-linux-gnu
+  {
+    echo "$1"
+    cat "$sysroot/.striate-sysroot"
+    for f in "$build/bin/pi_compilers" "${BASH_SOURCE[0]}" "$(command -v qemu-aarch64)" "$lib/dri/vc4_dri.so" \
+             "$lib/dri/v3d_dri.so" "$lib/libEGL_mesa.so.0" "$lib/libglapi.so.0" "$lib/libgbm.so.1" "$lib/libdrm.so.2"; do
+      sha256sum <"$f"
+    done
+    (cd "$gpu" && find shim mesa25 v3d71_ident.so -type f -print0 | sort -z | xargs -0 sha256sum)
+    env | grep -E '^(MESA|V3D|VC4|LIBGL|GALLIUM|NIR)_' | sort || true
+  } | sha256sum | cut -c1-16
+}
+
 # vc4: every shader at 2 threads (1 thread halves vc4's latency hiding; none of ours needs it).
 # v3d: no spill, at least 2 threads (of 4).
+# Where STRIATE_PI_RESULTS names a directory (the test command's cache), a run that passed is kept
+# there under its inputs' key, and a run with the same key takes its report and log instead of
+# compiling every shader again: the compilers are deterministic, so the verdict would be the same.
+# A failure is never kept. The log says which run it came from.
 matrix() {  # matrix GPU: the chains' shaders on that compiler, its report and log in OUT
-  local boards
+  local boards key="" kept=""
   case $1 in vc4) boards=rpi0,rpi1,rpi2,rpi3 ;; v3d42) boards=rpi4 ;; v3d71) boards=rpi5 ;; esac
-  run "$1" --boards "$boards" --min-threads 2 --report "$out/$1.tsv" >"$out/$1.log" 2>"$out/$1.stderr"
+  if [ -n "${STRIATE_PI_RESULTS:-}" ]; then
+    key=$(inputs "$1")
+    kept=$STRIATE_PI_RESULTS/$1-$key
+    if [ -f "$kept/passed" ]; then
+      cp "$kept/$1.tsv" "$kept/$1.log" "$kept/$1.stderr" "$out/"
+      echo "pi_compilers: $1: the report of a passing run with the same inputs ($(cat "$kept/passed"), key $key): nothing compiled again" >>"$out/$1.log"
+      return 0
+    fi
+  fi
+  run "$1" --boards "$boards" --min-threads 2 --report "$out/$1.tsv" >"$out/$1.log" 2>"$out/$1.stderr" || return 1
+  if [ -n "$kept" ]; then
+    mkdir -p "$kept"
+    cp "$out/$1.tsv" "$out/$1.log" "$out/$1.stderr" "$kept/"
+    date -u '+%Y-%m-%d %H:%M UTC' >"$kept/passed"
+    # The newest five of each compiler are kept.
+    ls -dt "$STRIATE_PI_RESULTS/$1-"* | tail -n +6 | xargs -r rm -rf
+  fi
 }
 status=0
 pids=()

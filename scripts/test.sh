@@ -67,6 +67,9 @@ export CCACHE_DIR="$cache/ccache" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CC
 # another build's tests in this one) is loaded, not compiled again. The Pi compilers' check turns it
 # off: it must see every compile.
 export MESA_SHADER_CACHE_DIR="$cache/mesa-shader-cache"
+# The Pi compilers' matrix runs that passed, by the hash of everything they ran: the same inputs
+# give the same verdict, so their report is reused (scripts/pi_compilers.sh).
+export STRIATE_PI_RESULTS="$cache/pi-results"
 
 # The sysroots download beside the host builds (network and unpacking, little CPU).
 cross=()
