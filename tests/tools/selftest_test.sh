@@ -18,11 +18,11 @@ export XDG_CACHE_HOME=$work/cache
 # shellcheck source=tests/scripts/checks.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../scripts/checks.sh"
 only=()
-[ ${#emulator[@]} -gt 0 ] && only=(--backend cpu --no-measure)
 measured=yes
-if [ -n "${STRIATE_SELFTEST_SANITIZED:-}" ] || [ ${#emulator[@]} -gt 0 ]; then
-    measured=
-    [ ${#emulator[@]} -eq 0 ] && only=(--no-measure)
+if [ ${#emulator[@]} -gt 0 ]; then
+    only=(--backend cpu --no-measure) measured=
+elif [ -n "${STRIATE_SELFTEST_SANITIZED:-}" ]; then
+    only=(--no-measure) measured=
 fi
 
 "${emulator[@]}" "$bin" selftest "${only[@]}" --json report.json --report html >out.txt 2>err.txt
