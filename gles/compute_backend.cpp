@@ -146,9 +146,9 @@ void ComputeBackend::run(const ComputePass& pass) {
 
 void ComputeBackend::runUntilStable(const ComputeStep& step) {
     const ComputePass& pass = step.passes[0];
-    const GLuint zero = 0, full[3] = {static_cast<GLuint>(pass.groupsX), static_cast<GLuint>(pass.groupsY), 1};
+    const GLuint counts[3] = {0, 1, 0}, full[3] = {static_cast<GLuint>(pass.groupsX), static_cast<GLuint>(pass.groupsY), 1};
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.changed].buffer);
-    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zero, &zero);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);  // changed, passes (the first), iterations
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, plan_.buffers[plan_.indirect].buffer);
     glBufferSubData(GL_DISPATCH_INDIRECT_BUFFER, 0, sizeof full, full);
     // Each pass reaches at least one more tile along every unfinished path, so the number of
@@ -164,8 +164,38 @@ void ComputeBackend::runUntilStable(const ComputeStep& step) {
         const bool done = !args || args[0] == 0;
         glUnmapBuffer(GL_DISPATCH_INDIRECT_BUFFER);
         if (!args) fail("gles-compute: cannot map the hysteresis gate");
-        if (done) return;
+        if (done) {
+            readHysteresisCounts();
+            return;
+        }
     }
+}
+
+void ComputeBackend::readHysteresisCounts() {
+    // The gate's grid was just read, so the passes have finished: this read waits for nothing.
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.changed].buffer);
+    const auto* counts = static_cast<const GLuint*>(glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 3 * sizeof(GLuint), GL_MAP_READ_BIT));
+    if (!counts) {
+        fail("gles-compute: cannot map the hysteresis counts");
+        return;
+    }
+    hysteresisPasses_ = counts[1];
+    hysteresisIterations_ = counts[2];
+    glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+}
+
+std::string ComputeBackend::explainFrame() const {
+    if (hysteresisPasses_ == 0) return {};
+    for (const ComputeStep& step : plan_.steps)
+        if (step.repeatUntilStable) {
+            const ComputePass& p = step.passes[0];
+            const unsigned long groups = static_cast<unsigned long>(p.groupsX) * p.groupsY * hysteresisPasses_;
+            return "the last frame's hysteresis: " + std::to_string(hysteresisPasses_) + " passes over the full grid of " +
+                   std::to_string(p.groupsX) + "x" + std::to_string(p.groupsY) + " workgroups, " +
+                   std::to_string(hysteresisIterations_) + " iterations of the tile loop in " + std::to_string(groups) +
+                   " workgroup passes\n";
+        }
+    return {};
 }
 
 Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {

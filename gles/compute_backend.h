@@ -40,11 +40,16 @@ private:
     void run(const ComputePass& pass);
     /// A repeat-until-stable step (hysteresis): batches of its passes until the gate's grid is 0.
     void runUntilStable(const ComputeStep& step);
+    /// After the hysteresis: its passes over the full grid and its tile loops' iterations.
+    void readHysteresisCounts();
+    std::string explainFrame() const override;
 
     GpuLimits limits_;
     bool redReadback_ = false;  // probeRedReadback(), once
     ComputePlan plan_;
     unsigned resultFbo_ = 0;    // the result plane's framebuffer, read with glReadPixels
+    // The last frame's hysteresis as it ran (readHysteresisCounts), for --explain.
+    unsigned hysteresisPasses_ = 0, hysteresisIterations_ = 0;
 };
 
 } // namespace striate::gles

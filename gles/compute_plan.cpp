@@ -273,7 +273,7 @@ int ComputePlanner::edges(const EdgeStagePlan& plan, int in) {
 void ComputePlanner::hysteresis(int classes) {
     const unsigned gx = static_cast<unsigned>(groups(format_.width, kTile)), gy = static_cast<unsigned>(groups(format_.height, kTile));
     if (plan_->changed < 0) {
-        plan_->changed = buffer(sizeof(unsigned));
+        plan_->changed = buffer(3 * sizeof(unsigned));  // changed, passes, iterations (hysteresis.comp)
         plan_->indirect = buffer(3 * sizeof(unsigned), {}, true);
     }
     ComputeStep& loop = plan_->steps.emplace_back();

@@ -21,7 +21,12 @@ instead, the same plan tens of times faster)
 (`--explain`: "the last frame ran N draws, R rounds of the step that repeats until stable"); the
 larger of the two counts, each round that pass's draws over the whole frame (the stencil's
 limit to weak pixels is not counted: whether vc4 and v3d test it before the shader runs is not
-known here). gles-compute's hysteresis dispatches are still counted once. A gles-fragment frame
+known here). gles-compute's hysteresis is counted the same way, from the same llvmpipe runs on
+gles-compute (`--explain`: "the last frame's hysteresis: P passes over the full grid ..., I
+iterations of the tile loop in G workgroup passes"): its pass P times over the grid, and its
+program's instructions I / G times a workgroup pass (the compiler counts the program once; its
+tile loop is most of it, so counting the whole program each iteration is an upper bound:
+assumed). A gles-fragment frame
 is at least its memory floor: the bytes the same run's draws moved at the least (`--explain`:
 "moving at least B bytes", FragmentPlan::drawBytes), over the board's bandwidth (BOARDS). To that
 it adds what the cpu does in the frame, from the same llvmpipe runs: the transfers (a frame's
@@ -99,10 +104,10 @@ FLOOD = re.compile(r"read back and uploaded (\d+) bytes each way between its dra
 SYSTEM_MEMORY = re.compile(r"a frame in system memory uploads (\d+) bytes and reads back (\d+)")
 
 
-def llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, frame, native=None):
+def llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, frame, native=None, backend="gles-fragment"):
     """`striate filter --explain` of frame `frame` (0 or 1) of the photo clip (tests/support/
     photo_clip.py: the first and last of a pan across scikit-image's astronaut) at w x h, the
-    board's plan on gles-fragment on llvmpipe (GLES 2.0 for vc4's boards). `native`: a build of
+    board's plan on `backend` on llvmpipe (GLES 2.0 for vc4's boards). `native`: a build of
     this machine's to run instead of the arm64 one under qemu (the same plan, tens of times
     faster)."""
     clip = os.path.join(work, "clip-%dx%d.yuv" % (w, h))
@@ -118,12 +123,12 @@ def llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, frame, nativ
     with open(image, "wb") as f:
         f.write(b"P5\n%d %d\n255\n" % (w, h) + data[frame * size:frame * size + w * h])
     tool = [os.path.join(native, "bin/striate")] if native else ["qemu-aarch64", "-L", sysroot, os.path.join(build, "bin/striate")]
-    cmd = tool + ["filter", image, os.path.join(work, "out.png"), "--chain", chain, "--backend", "gles-fragment",
+    cmd = tool + ["filter", image, os.path.join(work, "out.png"), "--chain", chain, "--backend", backend,
                   "--board", board, "--explain"]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
     if r.returncode != 0 or "using the cpu backend" in r.stderr:
         raise SystemExit("llvmpipe %s '%s' %dx%d failed: %s" % (board, chain, w, h, r.stderr[-500:]))
-    if not FRAME.search(r.stdout):
+    if backend == "gles-fragment" and not FRAME.search(r.stdout):
         raise SystemExit("llvmpipe %s '%s' %dx%d: --explain reports no draws of the last frame" % (board, chain, w, h))
     return r.stdout
 
@@ -140,6 +145,24 @@ def frame_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
         seen = dict(rounds=int(m.group(3) or 0), moved=int(m.group(2)), flooded=int(f.group(1)) if f else 0,
                     marked=int(f.group(2)) if f else 0, uploaded=int(s.group(1)), read=int(s.group(2)))
         run = {k: max(run[k], seen[k]) for k in run}
+    return run
+
+
+HYSTERESIS = re.compile(r"the last frame's hysteresis: (\d+) passes over the full grid of \d+x\d+ workgroups, (\d+) "
+                        r"iterations of the tile loop in (\d+) workgroup passes")
+
+
+def compute_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
+    """{passes, loop}: gles-compute's hysteresis over the photo clip's first and last frames, the
+    most passes over the full grid and the most iterations of the tile loop a workgroup pass."""
+    run = dict(passes=0, loop=0.0)
+    for i in range(2):
+        text = llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native, "gles-compute")
+        m = HYSTERESIS.search(text)
+        if not m:
+            raise SystemExit("llvmpipe %s '%s' %dx%d: gles-compute's --explain reports no hysteresis" % (board, chain, w, h))
+        passes, iterations, groups = map(int, m.groups())
+        run = dict(passes=max(run["passes"], passes), loop=max(run["loop"], iterations / groups))
     return run
 
 
@@ -274,16 +297,25 @@ def main():
                     total = 0.0
                     run = frame_run(build, sysroot, gpu, board, chain, w, h, work, native) \
                         if backend == "gles-fragment" else None
+                    looped = compute_run(build, sysroot, gpu, board, chain, w, h, work, native) \
+                        if any(r[0].startswith("hysteresis") for r in rows) and backend == "gles-compute" else None
                     ran, moved = (run["rounds"], run["moved"]) if run else (0, 0)
                     if repeated and not ran:
                         raise SystemExit("%s '%s' %dx%d: the plan repeats a step, llvmpipe reports no rounds" % (board, chain, w, h))
                     if ran:
                         repeats.append("| %s | %s | `%s` | %dx%d | %d |" % (board, backend, chain, w, h, ran))
+                    if looped:
+                        repeats.append("| %s | %s | `%s` | %dx%d | %d passes, the tile loop %.2f times a workgroup pass |" % (
+                            board, backend, chain, w, h, looped["passes"], looped["loop"]))
                     for name, items, fetches, inst, threads in rows:
                         items *= scale
                         line = next((l for l in repeated if PASS.match(l).group(1) == name), None)
                         if line:  # each round runs the pass's draws over the frame
                             items *= ran * int(re.search(r"(\d+) draws?", line).group(1))
+                        if looped and name.startswith("hysteresis"):  # each pass as it ran; the tile loop as often
+                            items *= looped["passes"]
+                            if name.startswith("hysteresis.comp"):
+                                inst *= looped["loop"]
                         issue = math.ceil(items / 16) * inst * 4 / (qpus * mhz * 1e6)
                         texture = items * fetches / (tmus * mhz * 1e6)
                         total += max(issue, texture)

@@ -5,9 +5,12 @@
 // (1 -> 3), so a stale read only defers a step to the next pass. A tile that changed anything
 // adds to `changed`; the passes repeat (gated on the GPU by hysteresis_gate.comp) until a pass
 // changes nothing, which is the fixed point: every weak pixel connected to a strong one is an edge.
+// `iterations` counts the tile loop's iterations, summed over the workgroups of every pass, and
+// the gate counts the passes (--explain; the Pi estimates count the work as it ran,
+// scripts/pi_passes.py).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(r32ui, binding = 0) coherent uniform highp uimage2D classes;
-layout(std430, binding = 0) buffer Changed { uint changed; };
+layout(std430, binding = 0) buffer Changed { uint changed; uint passes; uint iterations; };
 shared uint tile[18 * 18];
 shared bool tileChanged;
 shared bool anyChanged;
@@ -31,9 +34,11 @@ void main() {
     ivec2 p = origin + local;
     bool inside = p.x < size.x && p.y < size.y;
     bool mine = false;
+    uint runs = 0u;
     // Every barrier sits in control flow that is uniform across the workgroup: `again` is read by
     // all invocations between two barriers, and reset only after the second.
     for (int iteration = 0; iteration < 16 * 16; ++iteration) {
+        ++runs;
         bool grow = false;
         if (inside && tile[me] == 1u) {
             for (int dy = -1; dy <= 1; ++dy)
@@ -54,5 +59,8 @@ void main() {
         if (!again) break;
     }
     if (mine) imageStore(classes, p, uvec4(3u, 0u, 0u, 0u));
-    if (lid == 0 && anyChanged) atomicAdd(changed, 1u);
+    if (lid == 0) {
+        if (anyChanged) atomicAdd(changed, 1u);
+        atomicAdd(iterations, runs);
+    }
 }

@@ -188,6 +188,42 @@ TEST(Gles31Budgets, EveryComputeProgramCompiles) {
         }
 }
 
+TEST(Gles31Hysteresis, CountsItsPassesAndTileLoopsAsTheyRan) {
+    // gles-compute's hysteresis repeats passes until one changes nothing, and each workgroup loops
+    // over its tile until it settles: --explain counts both as the last frame ran them (the Pi
+    // estimates, scripts/pi_passes.py), each frame afresh.
+    if (!hasCompute()) GTEST_SKIP() << "no GLES 3.1 compute here";
+    const test::Size size{64, 48};  // 4x3 workgroups of 16x16
+    std::unique_ptr<Backend> b;
+    std::string fallback;
+    ASSERT_TRUE(startBackend(BackendKind::GlesCompute, BackendOptions{0, "host"}, chainOf("edges"), FrameFormat{size.w, size.h},
+                             &b, &fallback));
+    ASSERT_EQ(fallback, "");
+    const Image<std::uint8_t> in = test::scene(size);
+    ChainOutput out;
+    std::string said[2];
+    for (std::string& text : said) {
+        ASSERT_TRUE(b->process(in.view(), &out));
+        text = b->explain();
+    }
+    EXPECT_EQ(said[0], said[1]) << "the counts are the last frame's, not a sum over frames";
+    const std::size_t at = said[1].find("the last frame's hysteresis: ");
+    ASSERT_NE(at, std::string::npos) << said[1];
+    unsigned passes = 0, gx = 0, gy = 0, iterations = 0, groups = 0;
+    ASSERT_EQ(std::sscanf(said[1].c_str() + at,
+                          "the last frame's hysteresis: %u passes over the full grid of %ux%u workgroups, %u iterations of the "
+                          "tile loop in %u workgroup passes",
+                          &passes, &gx, &gy, &iterations, &groups),
+              5)
+        << said[1];
+    EXPECT_GE(passes, 1u);  // the last one changed nothing
+    EXPECT_EQ(gx, 4u);
+    EXPECT_EQ(gy, 3u);
+    EXPECT_EQ(groups, passes * gx * gy);
+    EXPECT_GE(iterations, groups);  // every workgroup of a pass runs its loop at least once
+    EXPECT_LE(iterations, groups * 256u);
+}
+
 TEST(GlesWithoutCompute, BoardsThatNeedMoreThanTheContextAreErrors) {
     if (hasCompute() || !hasGles()) GTEST_SKIP() << "this machine's context has compute, or there is none";
     std::unique_ptr<Backend> b;

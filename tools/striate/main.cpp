@@ -79,7 +79,8 @@ options:
                     reported them (Mesa's vc4 and v3d on a Pi; llvmpipe reports none), and
                     gles-fragment what the frame ran: its draws and the bytes they moved at the
                     least, the fragments per program, the bytes read back and uploaded between
-                    draws, and a frame's upload and read-back (scripts/pi_passes.py counts them)
+                    draws, and a frame's upload and read-back; gles-compute its hysteresis's
+                    passes and tile-loop iterations (scripts/pi_passes.py counts them)
   -h, --help        this text
 
 stages and parameters (names and values as the GStreamer element properties):
