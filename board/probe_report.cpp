@@ -14,7 +14,7 @@ namespace {
 
 /// Each backend made for the chain at the size, and what it holds.
 void probeMemory(const std::string& board, const Chain& chain, const FrameFormat& format, ProbeReport* out) {
-    out->text += "memory of '" + formatChain(chain) + "' at " + std::to_string(format.width) + "x" +
+    out->text += "memory (and, where the board has one, the estimate) of '" + formatChain(chain) + "' at " + std::to_string(format.width) + "x" +
                  std::to_string(format.height) + ":\n";
     std::string object = "{\"chain\": " + jsonString(formatChain(chain)) + ", \"width\": " + std::to_string(format.width) +
                          ", \"height\": " + std::to_string(format.height) + ", \"backends\": {";
@@ -35,8 +35,16 @@ void probeMemory(const std::string& board, const Chain& chain, const FrameFormat
         out->text += "  " + name + ": " +
                      (backend->runsOnGpu() ? describeBytes(m.gpu) + " of GPU memory, " : std::string()) +
                      describeBytes(m.host) + " of host memory\n";
+        const std::string estimate = backend->boardEstimate();
+        // Indented under the backend's line.
+        for (std::size_t at = 0; at < estimate.size();) {
+            const std::size_t end = estimate.find('\n', at);
+            out->text += "    " + estimate.substr(at, end == std::string::npos ? std::string::npos : end + 1 - at);
+            at = end == std::string::npos ? estimate.size() : end + 1;
+        }
         object += jsonString(name) + ": {\"gpu_bytes\": " + std::to_string(m.gpu) +
-                  ", \"host_bytes\": " + std::to_string(m.host) + "}";
+                  ", \"host_bytes\": " + std::to_string(m.host) +
+                  (estimate.empty() ? std::string() : ", \"board_estimate\": " + jsonString(estimate)) + "}";
     }
     out->json += ", \"memory\": " + object + "}}";
 }

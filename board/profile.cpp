@@ -64,15 +64,44 @@ constexpr gles::GpuLimits kV3d{
     .unrollLimit = 16,
 };
 
+// How fast each board's GPU runs a plan, for the planner's choice of forms (gles/limits.h
+// GpuSpeed; the same constants as scripts/pi_passes.py's BOARDS, whose sources docs/boards.md
+// lists): QPUs, 3D clock, TMUs and the memory bandwidth the cpu's STREAM copy sees (the Pi 4's
+// 5.5 GB/s measured, 43% of its peak; the others assumed at the same share of theirs). The fixed
+// cost of a draw, 50 us (a submit, a bin and a render job, and every tile's list), is **assumed**:
+// no measurement of it on these boards was found. The instruction fits are
+// scripts/fit_shader_counts.py's least squares over the real compilers' counts of the conformance
+// matrix's distinct fragment shaders (2026-11-27: Mesa 22.3.6 vc4, 269 shaders, 76% within 10% of
+// their count and 98% within 25%; v3d 4.2, 409, 47% and 84%; Mesa 25.0.7 v3d 7.1, 409, 53% and
+// 80%): good enough to rank forms whose estimates differ by more than the planner's margin
+// (gles/fragment/plan_cost.h kEstimateMargin), not to stand for a compiler's count.
+constexpr gles::GpuLimits withSpeed(gles::GpuLimits limits, const gles::GpuSpeed& speed) {
+    limits.speed = speed;
+    return limits;
+}
+// VideoCore IV: 12 QPUs in 3 slices, 2 TMUs a slice, 300 MHz on the Pi 3 (250 on the Pi 0-2,
+// which take the Pi 3's figures: the forms chosen depend on the ratios of the bounds, and those
+// boards have no estimates of their own); LPDDR2 at 3.2 GB/s peak (1.4 GB/s assumed).
+constexpr gles::GpuSpeed kVc4Speed{.qpus = 12, .clockMHz = 300, .tmus = 6, .bandwidthGBs = 1.4, .drawMicroseconds = 50,
+                                   .base = 27.62, .perAlu = 1.51, .perFetch = 1.98};
+// V3D 4.2: 8 QPUs in 2 slices at 500 MHz, one TMU a slice (assumed); 5.5 GB/s measured.
+constexpr gles::GpuSpeed kV3d42Speed{.qpus = 8, .clockMHz = 500, .tmus = 2, .bandwidthGBs = 5.5, .drawMicroseconds = 50,
+                                     .base = 15.87, .perAlu = 1.48, .perFetch = 0.52, .quadAlu = 1.56, .quadFetch = -1.89,
+                                     .rowsAlu = -3.69, .rowsFetch = 32.44};
+// V3D 7.1: 800 MHz, QPUs and TMUs assumed as the Pi 4's; 7.4 GB/s assumed (43% of LPDDR4X-4267).
+constexpr gles::GpuSpeed kV3d71Speed{.qpus = 8, .clockMHz = 800, .tmus = 2, .bandwidthGBs = 7.4, .drawMicroseconds = 50,
+                                     .base = 16.59, .perAlu = 1.11, .perFetch = 0.53, .quadAlu = 1.31, .quadFetch = -2.54,
+                                     .rowsAlu = -2.75, .rowsFetch = 20.28};
+
 const BoardProfile kProfiles[] = {
-    BoardProfile{"rpi0", "Raspberry Pi Zero, VideoCore IV (vc4)", kVc4},
-    BoardProfile{"rpi1", "Raspberry Pi 1, VideoCore IV (vc4)", kVc4},
-    BoardProfile{"rpi2", "Raspberry Pi 2, VideoCore IV (vc4)", kVc4},
-    BoardProfile{"rpi3", "Raspberry Pi 3, VideoCore IV (vc4)", kVc4},
-    BoardProfile{"rpi4", "Raspberry Pi 4, V3D 4.2 (v3d)", kV3d},
+    BoardProfile{"rpi0", "Raspberry Pi Zero, VideoCore IV (vc4)", withSpeed(kVc4, kVc4Speed)},
+    BoardProfile{"rpi1", "Raspberry Pi 1, VideoCore IV (vc4)", withSpeed(kVc4, kVc4Speed)},
+    BoardProfile{"rpi2", "Raspberry Pi 2, VideoCore IV (vc4)", withSpeed(kVc4, kVc4Speed)},
+    BoardProfile{"rpi3", "Raspberry Pi 3, VideoCore IV (vc4)", withSpeed(kVc4, kVc4Speed)},
+    BoardProfile{"rpi4", "Raspberry Pi 4, V3D 4.2 (v3d)", withSpeed(kV3d, kV3d42Speed)},
     // V3D 7.1 (Pi 5): as V3D 4.2 for what Striate uses; its 7680 limit is for framebuffers, textures
     // stay at 4096 (DESIGN.md).
-    BoardProfile{"rpi5", "Raspberry Pi 5, V3D 7.1 (v3d)", kV3d},
+    BoardProfile{"rpi5", "Raspberry Pi 5, V3D 7.1 (v3d)", withSpeed(kV3d, kV3d71Speed)},
     // The ARB_fragment_program minimums of seed 004: 64 ALU instructions, 32 texture fetches,
     // 4 levels of dependent reads; GLES 2.0 without float targets; 32 MiB of GPU memory.
     BoardProfile{"tight", "the smallest fragment hardware (seed 004 limits), for testing the planner",
@@ -185,6 +214,7 @@ Status applyBoardProfile(const BoardProfile& chosen, const Probe& probe, BoardLi
     l.memoryBytes = profile.memoryBytes;
     l.budget = profile.budget;
     l.unrollLimit = profile.unrollLimit;
+    l.speed = profile.speed;
     *limits = l;
     return {};
 }

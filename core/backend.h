@@ -84,6 +84,10 @@ public:
     virtual std::string explain() const { return {}; }
     /// What the configured backend holds for its frames (nothing before configure()).
     virtual MemoryUse memory() const { return {}; }
+    /// The board's estimate of a frame of the configured chain, a line per pass, where the
+    /// backend has one (gles-fragment on a Pi board's profile: gles/fragment/plan_cost.h); ""
+    /// elsewhere. An estimate from the board's published figures, never a measurement.
+    virtual std::string boardEstimate() const { return {}; }
     virtual Status validate(const Chain& chain, const FrameFormat& format) const = 0;
     virtual Status configure(const Chain& chain, const FrameFormat& format) = 0;
     virtual Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;

@@ -29,6 +29,24 @@ struct ShaderCost {
     int wideFetches = 0;
 };
 
+/// How fast a board's GPU runs what gles-fragment plans, for the planner's estimate of a plan
+/// (gles/fragment/plan_cost.h; docs/boards.md, "The planner's choices per board"): an estimate from
+/// published clocks and the real compilers' instruction counts, never a measurement. Zero QPUs
+/// means not modelled (the host profile: llvmpipe keeps the forms its measurements chose).
+struct GpuSpeed {
+    int qpus = 0;                   ///< each runs a 16-wide instruction in 4 clocks
+    double clockMHz = 0;
+    int tmus = 0;                   ///< texture fetches a clock, the whole GPU
+    double bandwidthGBs = 0;        ///< memory, GB/s, as the cpu's STREAM copy sees it
+    double drawMicroseconds = 0;    ///< fixed cost of a draw: a submit and a bin/render job (assumed)
+    /// The driver's instructions for a fragment shader of the generator's cost (ShaderCost):
+    /// base + (perAlu + quadAlu on quads + rowsAlu on four rows) x alu + (perFetch + quadFetch
+    /// + rowsFetch) x fetches, fitted to the real compiler's counts of the conformance matrix's
+    /// shaders (scripts/fit_shader_counts.py): a fit, whose terms need not mean anything alone.
+    double base = 0, perAlu = 0, perFetch = 0, quadAlu = 0, quadFetch = 0, rowsAlu = 0, rowsFetch = 0;
+    bool operator==(const GpuSpeed&) const = default;
+};
+
 /// What a board offers the GLES backends. A profile caps what the probe found; in the `host`
 /// profile 0 (and GLES 0.0) means "as probed".
 struct GpuLimits {
@@ -43,6 +61,7 @@ struct GpuLimits {
     std::size_t memoryBytes = 0;
     ShaderCost budget{};               ///< per fragment shader
     int unrollLimit = 0;               ///< iterations a generated loop may unroll to (strip width)
+    GpuSpeed speed{};                  ///< for the planner's choice of forms (qpus 0: not modelled)
 };
 
 } // namespace striate::gles

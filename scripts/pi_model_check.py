@@ -52,7 +52,7 @@ def main():
             inst = {re.sub(r" k=\d+$", "", name): i for name, _, _, i, _ in rows}
             ran = pi_passes.llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, 0, native)
             frame = pi_passes.FRAME.search(ran)
-            rounds = int(frame.group(3) or 0)
+            rounds = int(frame.group(4) or 0)
             model = 0
             for line in text.splitlines():
                 m = pi_passes.PASS.match(line)

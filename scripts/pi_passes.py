@@ -27,8 +27,10 @@ iterations of the tile loop in G workgroup passes"): its pass P times over the g
 program's instructions I / G times a workgroup pass (the compiler counts the program once; its
 tile loop is most of it, so counting the whole program each iteration is an upper bound:
 assumed). A gles-fragment frame
-is at least its memory floor: the bytes the same run's draws moved at the least (`--explain`:
-"moving at least B bytes", FragmentPlan::drawBytes), over the board's bandwidth (BOARDS). To that
+is at least its memory floor: the bytes the same run's draws moved at the least and the tiles
+their jobs loaded (`--explain`: "moving at least B bytes and loading L in tiles",
+FragmentPlan::drawBytes and tileLoadBytes), over the board's bandwidth (BOARDS). Each draw or
+dispatch adds DRAW_SECONDS (assumed). To that
 it adds what the cpu does in the frame, from the same llvmpipe runs: the transfers (a frame's
 upload and read-back in system memory, and the bytes the hysteresis's cpu flood read back and
 uploaded again) at TRANSFER_SHARE of the bandwidth (assumed), and the flood itself on one core
@@ -99,7 +101,8 @@ def explain(build, sysroot, pi, gpu, board, backend, chain, image, work):
     return r.stdout
 
 
-FRAME = re.compile(r"the last frame ran (\d+) draws moving at least (\d+) bytes(?:, (\d+) rounds of the step that repeats until stable)?")
+FRAME = re.compile(r"the last frame ran (\d+) draws moving at least (\d+) bytes and loading (\d+) in tiles"
+                   r"(?:, (\d+) rounds of the step that repeats until stable)?")
 FLOOD = re.compile(r"read back and uploaded (\d+) bytes each way between its draws \(the hysteresis's cpu flood, which marked (\d+) pixels\)")
 SYSTEM_MEMORY = re.compile(r"a frame in system memory uploads (\d+) bytes and reads back (\d+)")
 
@@ -138,11 +141,12 @@ def frame_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
     where the plan repeats nothing), bytes the draws moved, bytes the hysteresis's cpu flood read
     back (and uploaded again) and pixels it marked, over the photo clip's first and last frames;
     and a frame's upload and read-back in system memory."""
-    run = dict(rounds=0, moved=0, flooded=0, marked=0, uploaded=0, read=0)
+    run = dict(rounds=0, moved=0, loaded=0, draws=0, flooded=0, marked=0, uploaded=0, read=0)
     for i in range(2):
         text = llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native)
         m, f, s = FRAME.search(text), FLOOD.search(text), SYSTEM_MEMORY.search(text)
-        seen = dict(rounds=int(m.group(3) or 0), moved=int(m.group(2)), flooded=int(f.group(1)) if f else 0,
+        seen = dict(rounds=int(m.group(4) or 0), moved=int(m.group(2)), loaded=int(m.group(3)), draws=int(m.group(1)),
+                    flooded=int(f.group(1)) if f else 0,
                     marked=int(f.group(2)) if f else 0, uploaded=int(s.group(1)), read=int(s.group(2)))
         run = {k: max(run[k], seen[k]) for k in run}
     return run
@@ -177,6 +181,10 @@ FLOOD_PER_MARKED, FLOOD_PER_PIXEL, FLOOD_PER_PACKED_PIXEL = 96, 0.5, 6
 # flood's) runs on the cpu, which reads write-combined GPU memory and (un)tiles it: assumed at a
 # quarter of the board's memory bandwidth (not measured here; the least known constant of the model).
 TRANSFER_SHARE = 0.25
+# The fixed cost of a draw (gles-fragment) or a dispatch (gles-compute): an ioctl submitting the
+# job, the binning and render jobs' set-up and each tile's list. Assumed at 50 us: no measurement of
+# it on these boards was found (board/profile.cpp's GpuSpeed takes the same figure).
+DRAW_SECONDS = 50e-6
 
 
 FRAGMENTS = re.compile(r"^  (.+): (\d+)$")
@@ -282,7 +290,9 @@ def main():
         for backend in backends:
             for chain in CHAINS:
                 # The passes at the first size; the second scales each pass's items by the area
-                # (the passes are the same; only strip draws' counts differ).
+                # (the passes are the same; only strip draws' counts differ, and on a Pi board
+                # the forms the planner chose for that size: the llvmpipe runs at each size count
+                # that size's plan's draws and bytes).
                 w0, h0 = SIZES[0]
                 image = os.path.join(work, "in.png")
                 if not os.path.exists(image):
@@ -299,7 +309,8 @@ def main():
                         if backend == "gles-fragment" else None
                     looped = compute_run(build, sysroot, gpu, board, chain, w, h, work, native) \
                         if any(r[0].startswith("hysteresis") for r in rows) and backend == "gles-compute" else None
-                    ran, moved = (run["rounds"], run["moved"]) if run else (0, 0)
+                    ran, moved, loaded, draws = (run["rounds"], run["moved"], run["loaded"], run["draws"]) if run else (0, 0, 0, 0)
+                    dispatches = 0
                     if repeated and not ran:
                         raise SystemExit("%s '%s' %dx%d: the plan repeats a step, llvmpipe reports no rounds" % (board, chain, w, h))
                     if ran:
@@ -316,6 +327,8 @@ def main():
                             items *= looped["passes"]
                             if name.startswith("hysteresis.comp"):
                                 inst *= looped["loop"]
+                        if backend == "gles-compute":  # a dispatch a pass, each hysteresis pass as often as it ran
+                            dispatches += looped["passes"] if looped and name.startswith("hysteresis") else 1
                         issue = math.ceil(items / 16) * inst * 4 / (qpus * mhz * 1e6)
                         texture = items * fetches / (tmus * mhz * 1e6)
                         total += max(issue, texture)
@@ -323,14 +336,17 @@ def main():
                             details.append("| %s | %s | `%s` | %s | %d | %d | %d | %d | %.2f ms (%s) |" % (
                                 board, backend, chain, name, items, fetches, inst, threads, max(issue, texture) * 1e3,
                                 "issue" if issue >= texture else "texture"))
-                    # The frame's memory floor: the bytes its draws moved at the least, over the
-                    # board's bandwidth (gles-fragment; gles-compute's bytes are not counted yet).
-                    memory = moved / (bandwidth * 1e9)
+                    # The frame's memory floor: the bytes its draws moved at the least and the
+                    # tiles their jobs loaded, over the board's bandwidth (gles-fragment;
+                    # gles-compute's bytes are not counted yet); and the fixed cost of each draw
+                    # or dispatch (DRAW_SECONDS, assumed).
+                    memory = (moved + loaded) / (bandwidth * 1e9)
+                    fixed = (draws if backend == "gles-fragment" else dispatches) * DRAW_SECONDS
                     if backend == "gles-fragment":
-                        floors.append("| %s | %s | `%s` | %dx%d | %.1f MB | %.1f ms | %.1f ms | %s |" % (
-                            board, backend, chain, w, h, moved / 1e6, memory * 1e3, total * 1e3,
-                            "memory" if memory > total else "the passes"))
-                    total = max(total, memory)
+                        floors.append("| %s | %s | `%s` | %dx%d | %.1f MB | %.1f MB | %.1f ms | %.1f ms | %d: %.1f ms | %s |" % (
+                            board, backend, chain, w, h, moved / 1e6, loaded / 1e6, memory * 1e3, total * 1e3, draws,
+                            fixed * 1e3, "memory" if memory > total else "the passes"))
+                    total = max(total, memory) + fixed
                     # What the cpu does in the frame: the transfers (gles-compute's from the
                     # shim's --explain, scaled by the area) and gles-fragment's hysteresis flood.
                     if not run:
@@ -355,11 +371,13 @@ def main():
     print("\n".join(notes))
     print()
     print("The memory floor of gles-fragment's frames: the bytes the same plan's draws moved on llvmpipe (each")
-    print("input's texels read once, each target's written once, every round of a repeated step), over the")
-    print("board's bandwidth; a frame's estimate is the larger of that and the passes' sum:")
+    print("input's texels read once, each target's written once, every round of a repeated step) and the tiles")
+    print("their jobs loaded (each target's texels in the scissor: no draw clears its target), over the board's")
+    print("bandwidth; a frame's estimate is the larger of that and the passes' sum, plus %.0f us a draw" % (DRAW_SECONDS * 1e6))
+    print("(assumed; gles-compute: a dispatch):")
     print()
-    print("| board | backend | chain | size | bytes | memory floor | passes' sum | bound |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| board | backend | chain | size | bytes | tile loads | memory floor | passes' sum | draws: fixed cost | bound |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(floors))
     print()
     print("What the cpu does in a frame, added to it: the transfers (the frame's upload and read-back in")

@@ -5,6 +5,7 @@
 #include <GLES3/gl3.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include <variant>
 
 #include "gles/fragment/glsl.h"
+#include "gles/fragment/plan_cost.h"
 
 namespace striate::gles {
 
@@ -262,6 +264,7 @@ FragmentBackend::FrameCount FragmentBackend::lastFrame() const {
         for (const Draw& d : plan_.steps[k].passes) {
             const Plane& t = plan_.planes[d.target];
             c.bytes += n * plan_.drawBytes(d);
+            c.tileLoads += n * plan_.tileLoadBytes(d);
             if (d.shader >= 0) c.fragments[d.shader] += n * static_cast<std::size_t>(d.w > 0 ? d.w * d.h : t.width * t.height);
         }
     }
@@ -270,10 +273,20 @@ FragmentBackend::FrameCount FragmentBackend::lastFrame() const {
 
 std::string FragmentBackend::explainFrame() const {
     const FrameCount c = lastFrame();
-    if (c.draws == 0) return {};
-    std::string s = "the last frame's fragments per program (its draws' scissors, every round counted):\n";
+    std::string s = boardEstimate();
+    if (c.draws == 0) return s;
+    s += "the last frame's fragments per program (its draws' scissors, every round counted):\n";
     for (std::size_t i = 0; i < c.fragments.size(); ++i) s += "  " + plan_.shaders[i].name + ": " + std::to_string(c.fragments[i]) + "\n";
     return s;
+}
+
+std::string FragmentBackend::boardEstimate() const {
+    if (limits_.speed.qpus <= 0 || !plan_.failure) return {};
+    const PlanEstimate e = estimatePlan(plan_, limits_.speed);
+    char head[160];
+    std::snprintf(head, sizeof head, "the board's estimate of a frame (not a measurement; docs/boards.md): %.3f ms in %d draws, per pass:\n",
+                  e.seconds * 1e3, e.draws);
+    return plan_.formsChosen + "\n" + head + describeEstimate(e, "  ~ ");
 }
 
 std::string FragmentBackend::explainDetails() const {
@@ -283,7 +296,7 @@ std::string FragmentBackend::explainDetails() const {
            std::to_string(plan_.planes.size()) + " planes" +
            (c.draws == 0 ? std::string()
                          : "; the last frame ran " + std::to_string(c.draws) + " draws moving at least " + std::to_string(c.bytes) +
-                               " bytes" +
+                               " bytes and loading " + std::to_string(c.tileLoads) + " in tiles" +
                                (c.rounds > 0 ? ", " + std::to_string(c.rounds) + " rounds of the step that repeats until stable"
                                              : std::string()) +
                                (c.flooded > 0 ? ", and read back and uploaded " + std::to_string(c.flooded) +

@@ -90,6 +90,7 @@ private:
     void init();  // with the context current: the capabilities
     std::string explainDetails() const override;
     std::string explainFrame() const override;
+    std::string boardEstimate() const override;
     std::size_t plannedGpuBytes(const Chain& chain, const FrameFormat& format) const override;
     Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
     Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
@@ -143,6 +144,7 @@ private:
     std::vector<int> stepRuns_;
     struct FrameCount {
         std::size_t draws = 0, bytes = 0;  // bytes: FragmentPlan::drawBytes, summed
+        std::size_t tileLoads = 0;         // FragmentPlan::tileLoadBytes, summed
         int rounds = 0;                    // of the steps that repeat until stable
         std::size_t flooded = 0;           // bytes read back and uploaded again by cpu floods, each way
         std::vector<std::size_t> fragments;  // per shader of the plan: its draws' scissors

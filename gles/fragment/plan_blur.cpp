@@ -107,6 +107,7 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
     // samples within ALGORITHMS.md 8.
     const int length = (axis == 0 ? format_.width : format_.height) + 2 * pad;
     const Pyramid lines = pyramidOf(length);
+    pyramidApplies_ = pyramidApplies_ || !packed_;
     const bool pyramid =
         !packed_ && options_.boxPyramid != PyramidUse::Never &&
         (options_.boxPyramid == PyramidUse::Always || 2 * (2 * lines.levels + 6) < taps) &&

@@ -218,6 +218,7 @@ FragmentPlanner::Value FragmentPlanner::applyTail(const Value& z, const Tail& ta
 }
 
 bool FragmentPlanner::response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const {
+    recursiveFormsApply_ = true;
     if (!responseTaps(cf, kResponseTail, taps)) return false;
     switch (options_.recursiveForm) {
     case RecursiveForm::Response: return true;

@@ -68,6 +68,15 @@ std::size_t FragmentPlan::drawBytes(const Draw& d) const {
     return static_cast<std::size_t>(moved);
 }
 
+std::size_t FragmentPlan::tileLoadBytes(const Draw& d) const {
+    const Plane& t = planes[static_cast<std::size_t>(d.target)];
+    const double area = d.w > 0 ? static_cast<double>(d.w) * d.h : static_cast<double>(t.width) * t.height;
+    const std::size_t texel = t.kind == Plane::Kind::Borrowed ? 1 : texelBytes(t.kind);
+    // A marking draw clears the stencil and writes no colour; a testing one loads the stencil too.
+    if (d.stencil == Stencil::Mark) return 0;
+    return static_cast<std::size_t>(area * (texel + (d.stencil == Stencil::Test ? 1 : 0)));
+}
+
 namespace {
 /// Bytes of the stencil buffer a plan's class planes share (STENCIL_INDEX8: 1 a texel; packed
 /// depth and stencil: 4), of their size; 0 without one.

@@ -3,10 +3,13 @@
 #include "gles/fragment/planner.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <tuple>
 #include <variant>
 
 #include "gles/fragment/glsl.h"
+#include "gles/fragment/plan_cost.h"
 
 namespace striate::gles {
 
@@ -137,7 +140,84 @@ FragmentPlanner::Value FragmentPlanner::into(const FragmentShader& shader, const
     return target;
 }
 
+void FragmentPlanner::chooseByEstimate(const Chain& chain) {
+    // The candidates plan with no speed, so that each takes its forms as given. The first is the
+    // rule's own plan (the options as given): it shows which forms the chain has a use for, it is
+    // kept on a tie, and it is kept (with its failure, or a size the backend refuses) where no
+    // candidate fits the board.
+    GpuLimits plain = limits_;
+    plain.speed = GpuSpeed{};
+    FragmentPlan rule;
+    FragmentPlanner first(plain, options_, caps_, format_, &rule);
+    first.planChain(chain);
+    std::vector<RecursiveForm> recursiveForms{options_.recursiveForm};
+    if (options_.recursiveForm == RecursiveForm::Auto && first.recursiveFormsApply_)
+        recursiveForms.insert(recursiveForms.end(), {RecursiveForm::Response, RecursiveForm::Strips, RecursiveForm::Block});
+    std::vector<PyramidUse> pyramids{options_.boxPyramid};
+    if (options_.boxPyramid == PyramidUse::WhereCheaper && first.pyramidApplies_)
+        pyramids.insert(pyramids.end(), {PyramidUse::Always, PyramidUse::Never});
+    std::vector<TileUse> tiles{options_.tiles};
+    if (options_.tiles == TileUse::WhereSmaller && first.tilesWouldApply_) tiles = {TileUse::Never, TileUse::Always};
+    auto formsOf = [](const FragmentOptions& o) {
+        return std::string("recursive ") +
+               (o.recursiveForm == RecursiveForm::Auto ? "by the rule" : nickOf(kRecursiveForms, o.recursiveForm)) + ", boxes " +
+               (o.boxPyramid == PyramidUse::Always ? "pyramid" : o.boxPyramid == PyramidUse::Never ? "taps" : "by the rule") +
+               ", tiles " + (o.tiles == TileUse::Always ? "always" : o.tiles == TileUse::Never ? "never" : "where smaller");
+    };
+    auto fitsBoard = [&](const FragmentPlan& p) {
+        return p.failure && (limits_.memoryBytes == 0 || p.bytes() <= limits_.memoryBytes);
+    };
+    struct Candidate {
+        std::string forms;
+        double seconds;
+        FragmentPlan plan;
+    };
+    std::vector<Candidate> fitting;
+    const std::string ruleForms = formsOf(options_);
+    if (fitsBoard(rule)) {
+        const double seconds = estimatePlan(rule, limits_.speed).seconds;
+        fitting.push_back({ruleForms, seconds, std::move(rule)});
+    } else {
+        *plan_ = std::move(rule);
+    }
+    for (RecursiveForm r : recursiveForms)
+        for (PyramidUse p : pyramids)
+            for (TileUse t : tiles) {
+                FragmentOptions o = options_;
+                o.recursiveForm = r;
+                o.boxPyramid = p;
+                o.tiles = t;
+                if (o.recursiveForm == options_.recursiveForm && o.boxPyramid == options_.boxPyramid && o.tiles == options_.tiles)
+                    continue;
+                FragmentPlan candidate;
+                FragmentPlanner(plain, o, caps_, format_, &candidate).planChain(chain);
+                if (!fitsBoard(candidate)) continue;
+                const double seconds = estimatePlan(candidate, limits_.speed).seconds;
+                fitting.push_back({formsOf(o), seconds, std::move(candidate)});
+            }
+    if (fitting.empty()) return;
+    const std::size_t chosen = chooseQuickest(fitting.size(), [&](std::size_t i) { return fitting[i].seconds; },
+                                              [&](std::size_t i) { return fitting[i].plan.bytes(); });
+    // The alternatives' estimates, each distinct figure once (forms that change nothing plan the
+    // same draws).
+    std::string others;
+    std::vector<double> listed{fitting[chosen].seconds};
+    char ms[32];
+    for (const Candidate& c : fitting) {
+        if (std::any_of(listed.begin(), listed.end(), [&](double x) { return std::abs(x - c.seconds) <= 1e-12; })) continue;
+        listed.push_back(c.seconds);
+        std::snprintf(ms, sizeof ms, "%.3f ms", c.seconds * 1e3);
+        others += std::string(others.empty() ? "" : "; ") + c.forms + ": " + ms + ", " + describeBytes(c.plan.bytes());
+    }
+    std::snprintf(ms, sizeof ms, "%.3f ms", fitting[chosen].seconds * 1e3);
+    const std::string forms = fitting[chosen].forms, bytes = describeBytes(fitting[chosen].plan.bytes());
+    *plan_ = std::move(fitting[chosen].plan);
+    plan_->formsChosen = "forms chosen by the board's estimate (not a measurement): " + forms + ": " + ms + ", " + bytes +
+                         (others.empty() ? std::string("; no alternative differs") : "; the alternatives: " + others);
+}
+
 void FragmentPlanner::planChain(const Chain& chain) {
+    if (limits_.speed.qpus > 0) return chooseByEstimate(chain);
     if (options_.tiles == TileUse::WhereSmaller) {
         // Tiles cost draws and repeated rows, and a tile shares storage with no frame-sized
         // plane: they are taken only where the whole plan is smaller with them (a blur's, not a
@@ -148,6 +228,9 @@ void FragmentPlanner::planChain(const Chain& chain) {
         FragmentPlan a, b;
         FragmentPlanner first(limits_, untiled, caps_, format_, &a);
         first.planChain(chain);
+        tilesWouldApply_ = first.tilesWouldApply_;
+        recursiveFormsApply_ = first.recursiveFormsApply_;
+        pyramidApplies_ = first.pyramidApplies_;
         if (first.tilesWouldApply_) FragmentPlanner(limits_, tiled, caps_, format_, &b).planChain(chain);
         *plan_ = first.tilesWouldApply_ && b.failure && (!a.failure || b.bytes() < a.bytes()) ? std::move(b) : std::move(a);
         return;

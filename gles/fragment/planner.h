@@ -92,6 +92,9 @@ struct FragmentPlan {
     int redResult = 0;  ///< the result's plane where it is R32F and reads back as GL_RED / GL_FLOAT
     bool complexOutput = false;
     Status failure;     ///< the first planning failure (a shader over the budget, a cascade too long)
+    /// On a board with a speed (GpuLimits::speed): the forms the planner chose by the board's
+    /// estimate, and the estimate of each alternative it planned (--explain); else empty.
+    std::string formsChosen;
 
     /// GPU memory of the plan's textures (borrowed ones are not ours), in bytes.
     std::size_t bytes() const;
@@ -99,6 +102,10 @@ struct FragmentPlan {
     /// draw: the stencil byte too, and only that when it marks), and of each input the share the
     /// scissor covers, each texel read once (the texture cache keeping every neighbour).
     std::size_t drawBytes(const Draw& d) const;
+    /// Bytes a tile-based GPU loads before a draw: its target's texels in the scissor (and the
+    /// stencil's where it tests it). Mesa's vc4 and v3d load every tile a job writes but did not
+    /// clear (v3d_rcl.c and vc4's: `job->resolve & ~job->cleared`), and no draw here clears.
+    std::size_t tileLoadBytes(const Draw& d) const;
 };
 
 /// Plans a chain, or single draws (GstGL's import and encode), into a FragmentPlan: the per-stage
@@ -109,8 +116,12 @@ public:
     FragmentPlanner(const GpuLimits& limits, const FragmentOptions& options, const FragmentCapabilities& caps,
                     const FrameFormat& format, FragmentPlan* plan);
 
-    /// Plans `chain` into the (empty) plan (under TileUse::WhereSmaller: planned both ways, the
-    /// smaller kept).
+    /// Plans `chain` into the (empty) plan. On a board with a speed, every form the options leave
+    /// free (RecursiveForm::Auto, PyramidUse::WhereCheaper, TileUse::WhereSmaller) and the chain
+    /// has a use for is chosen by the board's estimate (plan_cost.h): each combination planned,
+    /// and of those that fit the board's memory the quickest kept (chooseQuickest: within the
+    /// model's margin, the smallest). Elsewhere (the host profile: llvmpipe) the rules measured
+    /// there: under TileUse::WhereSmaller planned both ways, the smaller kept.
     void planChain(const Chain& chain);
 
     using Value = PlaneValue;
@@ -147,6 +158,8 @@ private:
     };
 
     void fail(const std::string& message);
+    /// planChain on a board with a speed: each free form's alternatives, the quickest kept.
+    void chooseByEstimate(const Chain& chain);
     /// A new value's plane of this size (0: the frame's) for values of `format`: an array texture
     /// for QuadRows, RGBA8 for Packed (and everywhere on packed profiles), RGBA32F for quads, else
     /// R32F or RG32F as the value is real or complex. Planes are shared afterwards, by share().
@@ -231,6 +244,11 @@ private:
     /// Some bandsFor() of this plan would tile under TileUse::Always: without one, the tiled plan
     /// is the untiled one, and planChain() under TileUse::WhereSmaller does not make it twice.
     bool tilesWouldApply_ = false;
+    /// Some recursive filter of this plan read RecursiveForm (response()), some box PyramidUse:
+    /// without one, those forms' alternatives plan the same draws, and chooseByEstimate() does
+    /// not make them.
+    mutable bool recursiveFormsApply_ = false;
+    bool pyramidApplies_ = false;
 };
 
 } // namespace striate::gles

@@ -342,7 +342,7 @@ int main(int argc, char** argv) {
                    o.budget.alu == limits.budget.alu && o.budget.fetches == limits.budget.fetches &&
                    o.budget.dependentDepth == limits.budget.dependentDepth && o.budget.uniforms == limits.budget.uniforms &&
                    o.budget.wideFetches == limits.budget.wideFetches &&
-                   o.unrollLimit == limits.unrollLimit;
+                   o.unrollLimit == limits.unrollLimit && o.speed == limits.speed;
         });
         if (same != checked.end()) {
             std::printf("%s: the limits of %s, so the same shaders: checked with %s\n", board.c_str(), same->first.c_str(),

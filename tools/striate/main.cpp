@@ -77,10 +77,13 @@ options:
   --explain         print the parsed chain and the kernels or GPU passes that run it, after the
                     frame: a GPU backend adds each program's statistics as the driver's compiler
                     reported them (Mesa's vc4 and v3d on a Pi; llvmpipe reports none), and
-                    gles-fragment what the frame ran: its draws and the bytes they moved at the
-                    least, the fragments per program, the bytes read back and uploaded between
-                    draws, and a frame's upload and read-back; gles-compute its hysteresis's
-                    passes and tile-loop iterations (scripts/pi_passes.py counts them)
+                    gles-fragment what the frame ran: its draws, the bytes they moved at the
+                    least and loaded in tiles, the fragments per program, the bytes read back and
+                    uploaded between draws, and a frame's upload and read-back; gles-compute its
+                    hysteresis's passes and tile-loop iterations (scripts/pi_passes.py counts
+                    them). On a Pi board (--board) gles-fragment also prints the forms its
+                    planner chose by the board's estimate and that estimate per pass (estimates,
+                    not measurements; docs/boards.md)
   -h, --help        this text
 
 stages and parameters (names and values as the GStreamer element properties):
@@ -248,6 +251,10 @@ selftest` has measured (docs/boards.md).
 With --chain: the memory each backend's plan of that chain holds at --size (default 1920x1080)
 on this board: GPU memory (textures, buffers, renderbuffers) and host memory (planes, scratch).
 A GPU backend whose plan exceeds what the board lends it says so, as an element would on caps.
+On a Pi board also gles-fragment's estimate of a frame, per pass (the larger of an issue, a
+texture and a memory bound, and a fixed cost a draw, from the board's published figures and a fit
+to its real compiler's counts), and the forms its planner chose by it with the alternatives'
+estimates: estimates, not measurements (docs/boards.md).
 )";
 
 int runProbe(int argc, char** argv) {

@@ -127,13 +127,30 @@ TEST(Planner, PlansAt1080pHoldIssue28sMemoryTargets) {
         const char* chain;
         double mib;
     } targets[] = {{"blur sigma=2", 16}, {"edges", 32 - 2}, {"gabor sigma=4 wavelength=8 orientations=6", 48}};
+    // On a Pi board the planner takes the quicker forms by the board's estimate (issue 38, which
+    // came later): rpi3's blur at 1080p then runs untiled, 17.8 MiB for an estimated 49 ms against
+    // the tiles' 11.6 MiB and 59 ms. There the targets hold for the plan the memory rule makes
+    // (the board's limits without its speed), and the chosen plan within the board's memory.
     for (const char* board : {"host", "rpi3"})  // float planes with QuadRows; packed RGBA8 (Pi 0-3)
         for (const auto& t : targets) {
             const bool packed = std::string(board) == "rpi3";
             const gles::FragmentPlan plan = planOf(t.chain, board, packed, FrameFormat{1920, 1080}, !packed);
             ASSERT_TRUE(plan.failure) << board << " " << t.chain << ": " << plan.failure.message();
-            EXPECT_LE(plan.bytes() / MiB, t.mib) << board << " " << t.chain;
             expectWellFormed(plan, board);
+            gles::GpuLimits byMemory = findBoardProfile(board)->limits;
+            if (byMemory.speed.qpus > 0) {
+                EXPECT_LE(plan.bytes(), byMemory.memoryBytes) << board << " " << t.chain;
+            }
+            byMemory.speed = gles::GpuSpeed{};
+            Chain chain;
+            ASSERT_TRUE(parseChain(t.chain, &chain));
+            gles::FragmentCapabilities caps;
+            caps.packed = packed;
+            caps.quadRows = !packed;
+            gles::FragmentPlan lean;
+            gles::FragmentPlanner(byMemory, gles::FragmentOptions{}, caps, FrameFormat{1920, 1080}, &lean).planChain(chain);
+            ASSERT_TRUE(lean.failure) << board << " " << t.chain << ": " << lean.failure.message();
+            EXPECT_LE(lean.bytes() / MiB, t.mib) << board << " " << t.chain;
         }
     // The quad blurs' horizontal passes run in tiles of rows there; where a tile would be over
     // half the frame they do not.
