@@ -14,7 +14,7 @@ namespace {
 
 /// Each backend made for the chain at the size, and what it holds.
 void probeMemory(const std::string& board, const Chain& chain, const FrameFormat& format, ProbeReport* out) {
-    out->text += "memory (and, where the board has one, the estimate) of '" + formatChain(chain) + "' at " + std::to_string(format.width) + "x" +
+    out->text += "memory of '" + formatChain(chain) + "' at " + std::to_string(format.width) + "x" +
                  std::to_string(format.height) + ":\n";
     std::string object = "{\"chain\": " + jsonString(formatChain(chain)) + ", \"width\": " + std::to_string(format.width) +
                          ", \"height\": " + std::to_string(format.height) + ", \"backends\": {";

@@ -210,7 +210,8 @@ else
         grep -q '"software_renderer": true' <(striate probe --json) && pass "probe json names a software renderer" ||
             fail "probe json software renderer"
     fi
-    # A short recursive response runs as its FIR; a wide one in strips.
+    # By the rules measured on llvmpipe, a short recursive response runs as its FIR, a wide one
+    # on per-pixel planes in strips.
     expect_ok "fragment explain on a packed board" filter in.pgm e.png --chain "blur sigma=3 method=recursive" \
         --backend gles-fragment --board rpi3 --explain
     grep -q "packed RGBA8 intermediates" out.txt && grep -q "recursive.response x" out.txt &&
@@ -222,9 +223,20 @@ else
     grep -q "quad.pack" out.txt && grep -q "recursive.response x R=[0-9]* on quads" out.txt &&
         grep -q "four rows per fragment -> RGBA32F quad, rows in 4 layers" out.txt &&
         pass "fragment explain lists the quad passes" || fail "fragment explain, quads: $(cat out.txt)"
+    # (tight: packed planes, and no speed to estimate by, so the rule: strips for a wide one)
     expect_ok "fragment explain, wide recursive" filter in.pgm e.png --chain "blur sigma=24 method=recursive" \
-        --backend gles-fragment --board rpi3 --explain
+        --backend gles-fragment --board tight --explain
     grep -q "recursive.section x causal" out.txt && pass "fragment explain lists strips" || fail "fragment explain: $(cat out.txt)"
+    # On a Pi board the forms are the board's estimate's choice: said, with the alternatives.
+    expect_ok "fragment explain, forms by the board" filter in.pgm e.png --chain "blur sigma=24 method=recursive" \
+        --backend gles-fragment --board rpi3 --explain
+    grep -q "^forms chosen by the board's estimate (not a measurement): recursive .*; the alternatives: recursive " out.txt &&
+        grep -q "^the board's estimate of a frame (not a measurement; docs/boards.md): [0-9.]* ms in [0-9]* draws, per pass:" out.txt &&
+        grep -q "^  ~ [0-9.]* ms, 1 draw, 1200 fragments, [0-9]* instructions a fragment (.* bound): recursive\." out.txt &&
+        pass "fragment explain says the forms the board's estimate chose" || fail "fragment explain on rpi3: $(cat out.txt)"
+    expect_ok "probe estimate per pass" probe --board rpi4 --chain "blur sigma=8" --size 640x480
+    grep -q "^    forms chosen by the board's estimate" out.txt && grep -q "^      ~ [0-9.]* ms, " out.txt &&
+        pass "probe prints gles-fragment's estimate per pass on a Pi board" || fail "probe estimate: $(cat out.txt)"
     expect_error "unknown board in filter" "unknown board 'pi4'" filter in.pgm o.png --chain blur --backend gles-compute --board pi4
     expect_error "unknown board with cpu" "unknown board 'pi4'" filter in.pgm o.png --chain blur --backend cpu --board pi4
     # The GPU backend runs and explains its passes; one that cannot run under the board warns
