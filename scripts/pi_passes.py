@@ -3,10 +3,13 @@
 through `striate filter --explain` (the arm64 build) under qemu with Mesa's noop DRM shim, each
 pass with what the Pi's real compiler reported for its program, and a per-frame estimate.
 
-    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR [--tsv FILE] [--llvmpipe-build BUILD] > docs/pi-passes.md
+    scripts/pi_passes.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR [--tsv FILE] [--llvmpipe-build BUILD]
+                         [--chains "edges;blur sigma=2"] > docs/pi-passes.md
 
 --tsv also writes one row per board, backend, chain and size: the estimate in ms (for
-scripts/estimates.py, which makes board/estimates.tsv, the table `auto` follows).
+scripts/estimates.py, which makes board/estimates.tsv, the table `auto` follows). --chains
+(';'-separated; default the main chains, CHAINS) estimates others: the example catalogue of
+docs/boards.md.
 
 The estimate is not a measurement: nothing executes under the shim. Per pass it takes the larger
 of two bounds, issue (ceil(items / 16) x instructions x 4 clocks / (QPUs x clock): a QPU runs a
@@ -273,6 +276,7 @@ def main():
     native = option(args, "--llvmpipe-build")
     tsv = option(args, "--tsv")
     tsv = open(tsv, "w") if tsv else None
+    chains = [c.strip() for c in option(args, "--chains", ";".join(CHAINS)).split(";") if c.strip()]
     build, sysroot, pi = args[:3]
     work = tempfile.mkdtemp()
     if tsv:
@@ -288,7 +292,7 @@ def main():
     for gpu, board, backends, qpus, mhz, tmus, bandwidth, note in BOARDS:
         notes.append("- %s: %s" % (board, note))
         for backend in backends:
-            for chain in CHAINS:
+            for chain in chains:
                 # The passes at the first size; the second scales each pass's items by the area
                 # (the passes are the same; only strip draws' counts differ, and on a Pi board
                 # the forms the planner chose for that size: the llvmpipe runs at each size count

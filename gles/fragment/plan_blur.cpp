@@ -221,9 +221,9 @@ FragmentPlanner::Value FragmentPlanner::banded(const Bands& b, const FragmentSha
         for (std::size_t i = 0; i < columns.size(); ++i) {
             Draw d = makeDraw(columns[i], i ? std::vector<Value>{tile, sums[i - 1]} : std::vector<Value>{tile}, sums[i], shift(-s));
             if (b.tiled) d.x = 0, d.y = Y0, d.w = planes_[sums[i].plane].width, d.h = Y1 - Y0;
-            step.passes.push_back(d);
+            step.passes.push_back(std::move(d));
         }
-        steps_.push_back(step);
+        steps_.push_back(std::move(step));
     }
     const std::string draws =
         b.tiled ? std::to_string(b.count) + " draws, a band of " + std::to_string(k * b.rows) + " rows each; " : "1 draw; ";

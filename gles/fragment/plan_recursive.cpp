@@ -36,21 +36,25 @@ FragmentPlanner::Value FragmentPlanner::blockSection(C pole, C gain, int axis, b
     const C pS = std::pow(pole, S);
     DrawStep step;
     auto end = [&](int k) { return anticausal ? N - (k + 1) * S : (k + 1) * S - 1; };
+    // The first carry's shader and the one every later carry shares, made once.
+    const FragmentShader firstCarry = carryShader(!packed_, axis, anticausal, true, out, start.format, out),
+                         laterCarry = carryShader(!packed_, axis, anticausal, false, out, start.format, out);
     for (int k = 0; k + 1 < strips; ++k) {
         const bool first = k == 0;
         const std::vector<float> u = {static_cast<float>(end(k) + 0.5), static_cast<float>(first ? 0 : end(k - 1) + 0.5),
                                       static_cast<float>(steady.real()), static_cast<float>(steady.imag())};
-        Draw d = makeDraw(carryShader(!packed_, axis, anticausal, first, out, start.format, out),
+        Draw d = makeDraw(first ? firstCarry : laterCarry,
                           {zero, first ? Value{} : carry[(k + 1) % 2], Value{}, first ? start : Value{}}, carry[k % 2],
                           {{"u_start", u}, {"u_coef", vec4Of(pS, 0.0)}});
         if (axis == 0) d.x = end(k), d.y = 0, d.w = 1, d.h = format_.height;
         else d.x = 0, d.y = end(k), d.w = format_.width, d.h = 1;
-        step.passes.push_back(d);
+        step.passes.push_back(std::move(d));
     }
     if (!step.passes.empty()) {
-        steps_.push_back(step);
+        const std::size_t draws = step.passes.size();
+        steps_.push_back(std::move(step));
         passes_.push_back({"recursive.block.carry " + std::string(axisName(axis)), describe(out),
-                           std::to_string(step.passes.size()) + " one-texel-wide draws"});
+                           std::to_string(draws) + " one-texel-wide draws"});
     }
     const Value fixed = full(fixupShader(!packed_, axis, anticausal, S, N, out, out, start.format, out),
                              {zero, carry[0], carry[1], start}, out,
@@ -70,33 +74,40 @@ FragmentPlanner::Value FragmentPlanner::section(const CascadeFloat& cf, int axis
         return sectionShader(!packed_, axis, anticausal, first, width, real, in.format, out, border.format, out);
     };
     // The widest strip, up to the unroll limit, whose shaders (first and carried) fit the budget.
-    const int S = std::max(1, largestFitting(2, std::min(limits_.unrollLimit, N), [&](int width) {
-                                  return fits(shaderFor(true, width).cost, limits_.budget) &&
-                                         fits(shaderFor(false, width).cost, limits_.budget);
-                              }));
+    const std::string key = std::to_string(axis) + (anticausal ? "a" : "c") + (real ? "r" : "z") + std::to_string(N) +
+                            describe(in.format) + "|" + describe(out) + "|" + describe(border.format);
+    auto [known, added] = stripWidths_->try_emplace(key, 0);
+    if (added)
+        known->second = std::max(1, largestFitting(2, std::min(limits_.unrollLimit, N), [&](int width) {
+                                     return fits(shaderFor(true, width).cost, limits_.budget) &&
+                                            fits(shaderFor(false, width).cost, limits_.budget);
+                                 }));
+    const int S = known->second;
     if (options_.recursiveForm == RecursiveForm::Block)
         return blockSection(poles[k], gains[k], axis, anticausal, S, real, in, anticausal ? border : in, out);
     const C steady = gains[k] / (1.0 - poles[k]);
     DrawStep step;
     const int strips = (N + S - 1) / S;
     const Value target[2] = {Value{acquire(out), out}, Value{acquire(out), out}};
+    // The first strip's shader and the one every later strip shares, made once.
+    const FragmentShader firstStrip = shaderFor(true, S), carried = shaderFor(false, S);
     for (int i = 0; i < strips; ++i) {
         const bool first = i == 0;
         const int start = anticausal ? N - (i + 1) * S : i * S;
         const std::vector<float> strip = {static_cast<float>(start), 0.0f, static_cast<float>(steady.real()),
                                           static_cast<float>(steady.imag())};
-        Draw d = makeDraw(shaderFor(first, S),
+        Draw d = makeDraw(first ? firstStrip : carried,
                           {in, first ? Value{} : target[(i + 1) % 2], first && anticausal ? border : Value{}}, target[i % 2],
                           {{"u_strip", strip}, {"u_coef", vec4Of(poles[k], gains[k])}});
         const int lo = std::max(start, 0), hi = std::min(start + S, N);
         if (axis == 0) d.x = lo, d.y = 0, d.w = hi - lo, d.h = format_.height;
         else d.x = 0, d.y = lo, d.w = format_.width, d.h = hi - lo;
-        step.passes.push_back(d);
+        step.passes.push_back(std::move(d));
     }
-    steps_.push_back(step);
-    const FragmentShader carried = shaderFor(strips == 1, S);
-    passes_.push_back({carried.name + " k=" + std::to_string(k + 1), describe(out),
-                       std::to_string(strips) + " strip draws; " + describe(carried.cost)});
+    steps_.push_back(std::move(step));
+    const FragmentShader& listed = strips == 1 ? firstStrip : carried;
+    passes_.push_back({listed.name + " k=" + std::to_string(k + 1), describe(out),
+                       std::to_string(strips) + " strip draws; " + describe(listed.cost)});
     // Merge: strip i lies in target i % 2.
     FragmentWriter m(std::string("recursive.merge ") + axisName(axis) + " S=" + std::to_string(S) +
                          (anticausal ? " anticausal" : " causal"),

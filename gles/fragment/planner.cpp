@@ -142,62 +142,77 @@ FragmentPlanner::Value FragmentPlanner::into(const FragmentShader& shader, const
 
 void FragmentPlanner::chooseByEstimate(const Chain& chain) {
     // The candidates plan with no speed, so that each takes its forms as given. The first is the
-    // rule's own plan (the options as given): it shows which forms the chain has a use for, it is
-    // kept on a tie, and it is kept (with its failure, or a size the backend refuses) where no
-    // candidate fits the board.
+    // rule's own plan (the options as given, untiled where tiles are free: the tiled plan is an
+    // alternative below): it shows which forms the chain has a use for, and it is kept on a tie.
+    // Where no candidate fits the board, the smallest that planned is kept (the backend then
+    // refuses it by its size), else the first with its failure.
     GpuLimits plain = limits_;
     plain.speed = GpuSpeed{};
+    FragmentOptions ruleOptions = options_;
+    if (ruleOptions.tiles == TileUse::WhereSmaller) ruleOptions.tiles = TileUse::Never;
     FragmentPlan rule;
-    FragmentPlanner first(plain, options_, caps_, format_, &rule);
+    FragmentPlanner first(plain, ruleOptions, caps_, format_, &rule);
+    first.stripWidths_ = stripWidths_;
     first.planChain(chain);
-    std::vector<RecursiveForm> recursiveForms{options_.recursiveForm};
-    if (options_.recursiveForm == RecursiveForm::Auto && first.recursiveFormsApply_)
-        recursiveForms.insert(recursiveForms.end(), {RecursiveForm::Response, RecursiveForm::Strips, RecursiveForm::Block});
-    std::vector<PyramidUse> pyramids{options_.boxPyramid};
-    if (options_.boxPyramid == PyramidUse::WhereCheaper && first.pyramidApplies_)
-        pyramids.insert(pyramids.end(), {PyramidUse::Always, PyramidUse::Never});
-    std::vector<TileUse> tiles{options_.tiles};
-    if (options_.tiles == TileUse::WhereSmaller && first.tilesWouldApply_) tiles = {TileUse::Never, TileUse::Always};
     auto formsOf = [](const FragmentOptions& o) {
         return std::string("recursive ") +
                (o.recursiveForm == RecursiveForm::Auto ? "by the rule" : nickOf(kRecursiveForms, o.recursiveForm)) + ", boxes " +
                (o.boxPyramid == PyramidUse::Always ? "pyramid" : o.boxPyramid == PyramidUse::Never ? "taps" : "by the rule") +
-               ", tiles " + (o.tiles == TileUse::Always ? "always" : o.tiles == TileUse::Never ? "never" : "where smaller");
+               ", tiles " + (o.tiles == TileUse::Always ? "always" : "never");
     };
     auto fitsBoard = [&](const FragmentPlan& p) {
         return p.failure && (limits_.memoryBytes == 0 || p.bytes() <= limits_.memoryBytes);
     };
     struct Candidate {
-        std::string forms;
+        FragmentOptions options;
         double seconds;
         FragmentPlan plan;
     };
     std::vector<Candidate> fitting;
-    const std::string ruleForms = formsOf(options_);
-    if (fitsBoard(rule)) {
-        const double seconds = estimatePlan(rule, limits_.speed).seconds;
-        fitting.push_back({ruleForms, seconds, std::move(rule)});
-    } else {
-        *plan_ = std::move(rule);
-    }
-    for (RecursiveForm r : recursiveForms)
-        for (PyramidUse p : pyramids)
-            for (TileUse t : tiles) {
-                FragmentOptions o = options_;
-                o.recursiveForm = r;
-                o.boxPyramid = p;
-                o.tiles = t;
-                if (o.recursiveForm == options_.recursiveForm && o.boxPyramid == options_.boxPyramid && o.tiles == options_.tiles)
-                    continue;
-                FragmentPlan candidate;
-                FragmentPlanner(plain, o, caps_, format_, &candidate).planChain(chain);
-                if (!fitsBoard(candidate)) continue;
-                const double seconds = estimatePlan(candidate, limits_.speed).seconds;
-                fitting.push_back({formsOf(o), seconds, std::move(candidate)});
-            }
+    bool planned = false;  // *plan_ holds the smallest candidate that planned, should none fit
+    auto consider = [&](const FragmentOptions& o, FragmentPlan&& candidate) {
+        if (fitsBoard(candidate)) {
+            const double seconds = estimatePlan(candidate, limits_.speed).seconds;
+            fitting.push_back({o, seconds, std::move(candidate)});
+        } else if (candidate.failure && (!planned || candidate.bytes() < plan_->bytes())) {
+            *plan_ = std::move(candidate);
+            planned = true;
+        }
+    };
+    *plan_ = FragmentPlan{};
+    plan_->failure = rule.failure;
+    consider(ruleOptions, std::move(rule));
+    auto best = [&] {
+        return chooseQuickest(fitting.size(), [&](std::size_t i) { return fitting[i].seconds; },
+                              [&](std::size_t i) { return fitting[i].plan.bytes(); });
+    };
+    // One form at a time, from the best plan so far: each form the options leave free and the
+    // chain uses, its alternatives planned with the others as chosen. The forms act on different
+    // passes (recursive filters, boxes, two-pass direct blurs), so this finds what trying every
+    // combination finds, in a third of the plans (PlanCost.ThePlannerTakesTheCheapest* checks
+    // it against every combination).
+    FragmentOptions chosenOptions = ruleOptions;
+    auto tryEach = [&](auto field, auto... values) {
+        const FragmentOptions from = chosenOptions;
+        for (auto v : {values...}) {
+            if (from.*field == v) continue;
+            FragmentOptions o = from;
+            o.*field = v;
+            FragmentPlan candidate;
+            FragmentPlanner planner(plain, o, caps_, format_, &candidate);
+            planner.stripWidths_ = stripWidths_;
+            planner.planChain(chain);
+            consider(o, std::move(candidate));
+        }
+        if (!fitting.empty()) chosenOptions = fitting[best()].options;
+    };
+    if (options_.recursiveForm == RecursiveForm::Auto && first.recursiveFormsApply_)
+        tryEach(&FragmentOptions::recursiveForm, RecursiveForm::Response, RecursiveForm::Strips, RecursiveForm::Block);
+    if (options_.boxPyramid == PyramidUse::WhereCheaper && first.pyramidApplies_)
+        tryEach(&FragmentOptions::boxPyramid, PyramidUse::Always, PyramidUse::Never);
+    if (options_.tiles == TileUse::WhereSmaller && first.tilesWouldApply_) tryEach(&FragmentOptions::tiles, TileUse::Always);
     if (fitting.empty()) return;
-    const std::size_t chosen = chooseQuickest(fitting.size(), [&](std::size_t i) { return fitting[i].seconds; },
-                                              [&](std::size_t i) { return fitting[i].plan.bytes(); });
+    const std::size_t chosen = best();
     // The alternatives' estimates, each distinct figure once (forms that change nothing plan the
     // same draws).
     std::string others;
@@ -207,10 +222,10 @@ void FragmentPlanner::chooseByEstimate(const Chain& chain) {
         if (std::any_of(listed.begin(), listed.end(), [&](double x) { return std::abs(x - c.seconds) <= 1e-12; })) continue;
         listed.push_back(c.seconds);
         std::snprintf(ms, sizeof ms, "%.3f ms", c.seconds * 1e3);
-        others += std::string(others.empty() ? "" : "; ") + c.forms + ": " + ms + ", " + describeBytes(c.plan.bytes());
+        others += std::string(others.empty() ? "" : "; ") + formsOf(c.options) + ": " + ms + ", " + describeBytes(c.plan.bytes());
     }
     std::snprintf(ms, sizeof ms, "%.3f ms", fitting[chosen].seconds * 1e3);
-    const std::string forms = fitting[chosen].forms, bytes = describeBytes(fitting[chosen].plan.bytes());
+    const std::string forms = formsOf(fitting[chosen].options), bytes = describeBytes(fitting[chosen].plan.bytes());
     *plan_ = std::move(fitting[chosen].plan);
     plan_->formsChosen = "forms chosen by the board's estimate (not a measurement): " + forms + ": " + ms + ", " + bytes +
                          (others.empty() ? std::string("; no alternative differs") : "; the alternatives: " + others);

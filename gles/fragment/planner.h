@@ -1,6 +1,8 @@
 #pragma once
 
 #include <complex>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -249,6 +251,10 @@ private:
     /// not make them.
     mutable bool recursiveFormsApply_ = false;
     bool pyramidApplies_ = false;
+    /// The widest strip whose section shaders fit the budget, by what they depend on
+    /// (section()): found by generating shaders, so kept for every candidate plan of a
+    /// chooseByEstimate() (it hands its map to them).
+    std::shared_ptr<std::map<std::string, int>> stripWidths_ = std::make_shared<std::map<std::string, int>>();
 };
 
 } // namespace striate::gles
