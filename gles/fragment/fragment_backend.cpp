@@ -262,10 +262,9 @@ FragmentBackend::FrameCount FragmentBackend::lastFrame() const {
         }
         c.draws += n * plan_.steps[k].passes.size();
         for (const Draw& d : plan_.steps[k].passes) {
-            const Plane& t = plan_.planes[d.target];
             c.bytes += n * plan_.drawBytes(d);
             c.tileLoads += n * plan_.tileLoadBytes(d);
-            if (d.shader >= 0) c.fragments[d.shader] += n * static_cast<std::size_t>(d.w > 0 ? d.w * d.h : t.width * t.height);
+            if (d.shader >= 0) c.fragments[d.shader] += n * static_cast<std::size_t>(plan_.fragments(d));
         }
     }
     return c;

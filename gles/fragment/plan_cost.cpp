@@ -36,8 +36,7 @@ PlanEstimate estimatePlan(const FragmentPlan& plan, const GpuSpeed& speed) {
         for (const Draw& d : step.passes) {
             if (d.shader < 0) continue;
             const FragmentShader& shader = plan.shaders[static_cast<std::size_t>(d.shader)];
-            const Plane& t = plan.planes[static_cast<std::size_t>(d.target)];
-            const double fragments = d.w > 0 ? static_cast<double>(d.w) * d.h : static_cast<double>(t.width) * t.height;
+            const double fragments = plan.fragments(d);
             const double instructions = fittedInstructions(shader, speed);
             const double issue = std::ceil(fragments / 16) * instructions * 4 / (speed.qpus * clock);
             const double texture = fragments * shader.cost.fetches / (speed.tmus * clock);

@@ -53,28 +53,35 @@ std::size_t FragmentPlan::bytes() const {
     return total;
 }
 
+double FragmentPlan::fragments(const Draw& d) const {
+    const Plane& t = planes[static_cast<std::size_t>(d.target)];
+    return d.w > 0 ? static_cast<double>(d.w) * d.h : static_cast<double>(t.width) * t.height;
+}
+
+namespace {
+/// Bytes a texel of a plane a draw reads or writes: a borrowed texture is GstGL's, one byte a
+/// texel (R8 or LUMINANCE) is taken for it.
+std::size_t drawnTexelBytes(const Plane& p) { return p.kind == Plane::Kind::Borrowed ? 1 : texelBytes(p.kind); }
+} // namespace
+
 std::size_t FragmentPlan::drawBytes(const Draw& d) const {
     const Plane& t = planes[static_cast<std::size_t>(d.target)];
     const double whole = static_cast<double>(t.width) * t.height;
-    const double area = d.w > 0 ? static_cast<double>(d.w) * d.h : whole;
-    // A borrowed texture is GstGL's: one byte a texel (R8 or LUMINANCE) is taken for it.
-    auto bytesOf = [](const Plane& p) { return p.kind == Plane::Kind::Borrowed ? std::size_t{1} : texelBytes(p.kind); };
-    double moved = area * (d.stencil == Stencil::Mark ? 0 : bytesOf(t)) + (d.stencil != Stencil::None ? area : 0);
+    const double area = fragments(d);
+    double moved = area * (d.stencil == Stencil::Mark ? 0 : drawnTexelBytes(t)) + (d.stencil != Stencil::None ? area : 0);
     for (int i : d.inputs)
         if (i >= 0) {
             const Plane& in = planes[static_cast<std::size_t>(i)];
-            moved += static_cast<double>(in.width) * in.height * bytesOf(in) * area / whole;
+            moved += static_cast<double>(in.width) * in.height * drawnTexelBytes(in) * area / whole;
         }
     return static_cast<std::size_t>(moved);
 }
 
 std::size_t FragmentPlan::tileLoadBytes(const Draw& d) const {
-    const Plane& t = planes[static_cast<std::size_t>(d.target)];
-    const double area = d.w > 0 ? static_cast<double>(d.w) * d.h : static_cast<double>(t.width) * t.height;
-    const std::size_t texel = t.kind == Plane::Kind::Borrowed ? 1 : texelBytes(t.kind);
     // A marking draw clears the stencil and writes no colour; a testing one loads the stencil too.
     if (d.stencil == Stencil::Mark) return 0;
-    return static_cast<std::size_t>(area * (texel + (d.stencil == Stencil::Test ? 1 : 0)));
+    const Plane& t = planes[static_cast<std::size_t>(d.target)];
+    return static_cast<std::size_t>(fragments(d) * (drawnTexelBytes(t) + (d.stencil == Stencil::Test ? 1 : 0)));
 }
 
 namespace {

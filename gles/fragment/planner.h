@@ -100,6 +100,8 @@ struct FragmentPlan {
 
     /// GPU memory of the plan's textures (borrowed ones are not ours), in bytes.
     std::size_t bytes() const;
+    /// Fragments a draw shades: its scissor, or its whole target.
+    double fragments(const Draw& d) const;
     /// Bytes a draw moves at the least: its target's texels in the scissor written (a stencil
     /// draw: the stencil byte too, and only that when it marks), and of each input the share the
     /// scissor covers, each texel read once (the texture cache keeping every neighbour).
