@@ -4,6 +4,7 @@
 
 #include <GLES3/gl31.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace striate::gles {
@@ -90,8 +91,14 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
         glBufferData(target, static_cast<GLsizeiptr>(b.bytes), b.data.empty() ? nullptr : b.data.data(), GL_DYNAMIC_DRAW);
     }
     // Every program compiled and every uniform found now: a frame looks nothing up.
-    for (ComputeProgram& p : plan_.programs)
+    localSize_.clear();
+    for (ComputeProgram& p : plan_.programs) {
         if (Status s = cache_->compute(p.file, p.defines, &p.program); !s) return failure_ = s;
+        GLint size[3] = {1, 1, 1};
+        glGetProgramiv(p.program, GL_COMPUTE_WORK_GROUP_SIZE, size);
+        localSize_.push_back(static_cast<unsigned long>(size[0]) * size[1] * size[2]);
+    }
+    invocations_.assign(plan_.programs.size(), 0);
     for (ComputeStep& step : plan_.steps)
         for (ComputePass& pass : step.passes)
             for (ComputeUniform& u : pass.uniforms)
@@ -141,6 +148,10 @@ void ComputeBackend::run(const ComputePass& pass) {
         if (pass.indirect) glDispatchComputeIndirect(0);
         else glDispatchCompute(static_cast<GLuint>(pass.groupsX), static_cast<GLuint>(pass.groupsY), 1);
     });
+    ++dispatches_;
+    indirectDispatches_ += pass.indirect;
+    // An indirect pass's grid is known only on the GPU: readHysteresisCounts() counts it.
+    if (!pass.indirect) invocations_[pass.program] += static_cast<unsigned long long>(pass.groupsX) * pass.groupsY * localSize_[pass.program];
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
 }
 
@@ -182,25 +193,41 @@ void ComputeBackend::readHysteresisCounts() {
     hysteresisPasses_ = counts[1];
     hysteresisIterations_ = counts[2];
     glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+    // Every pass that changed something ran over the full grid; the rest dispatched no workgroup.
+    for (const ComputeStep& step : plan_.steps)
+        for (const ComputePass& p : step.passes)
+            if (p.indirect)
+                invocations_[p.program] += static_cast<unsigned long long>(p.groupsX) * p.groupsY * hysteresisPasses_ * localSize_[p.program];
 }
 
 std::string ComputeBackend::explainFrame() const {
-    if (hysteresisPasses_ == 0) return {};
+    std::string s;
     for (const ComputeStep& step : plan_.steps)
-        if (step.repeatUntilStable) {
+        if (step.repeatUntilStable && hysteresisPasses_ > 0) {
             const ComputePass& p = step.passes[0];
             const unsigned long groups = static_cast<unsigned long>(p.groupsX) * p.groupsY * hysteresisPasses_;
-            return "the last frame's hysteresis: " + std::to_string(hysteresisPasses_) + " passes over the full grid of " +
-                   std::to_string(p.groupsX) + "x" + std::to_string(p.groupsY) + " workgroups, " +
-                   std::to_string(hysteresisIterations_) + " iterations of the tile loop in " + std::to_string(groups) +
-                   " workgroup passes\n";
+            s += "the last frame's hysteresis: " + std::to_string(hysteresisPasses_) + " passes over the full grid of " +
+                 std::to_string(p.groupsX) + "x" + std::to_string(p.groupsY) + " workgroups, " +
+                 std::to_string(hysteresisIterations_) + " iterations of the tile loop in " + std::to_string(groups) +
+                 " workgroup passes\n";
         }
-    return {};
+    if (dispatches_ > 0)
+        s += "the last frame issued " + std::to_string(dispatches_) + " dispatches, " + std::to_string(indirectDispatches_) +
+             " of them indirect (Mesa's v3d reads an indirect grid on the cpu, waiting for the pass that wrote it)\n";
+    bool any = false;
+    for (unsigned long long n : invocations_) any = any || n > 0;
+    if (!any) return s;
+    s += "the last frame's invocations per program (every dispatch as it ran, the driver's workgroup sizes):\n";
+    for (std::size_t i = 0; i < invocations_.size(); ++i)
+        s += "  " + plan_.programs[i].name + ": " + std::to_string(invocations_[i]) + "\n";
+    return s;
 }
 
 Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
     const int W = format_.width, H = format_.height;
     failure_ = {};
+    std::fill(invocations_.begin(), invocations_.end(), 0);
+    dispatches_ = indirectDispatches_ = 0;
     glBindTexture(GL_TEXTURE_2D, plan_.planes[plan_.luma].texture);
     uploadUnitValues(luma);
     // The indirect buffer stays bound to its target for the hysteresis's indirect dispatches.

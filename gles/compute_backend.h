@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/backend.h"
 #include "core/image.h"
@@ -50,6 +51,14 @@ private:
     unsigned resultFbo_ = 0;    // the result plane's framebuffer, read with glReadPixels
     // The last frame's hysteresis as it ran (readHysteresisCounts), for --explain.
     unsigned hysteresisPasses_ = 0, hysteresisIterations_ = 0;
+    // Per program: its workgroup's invocations, as the driver reports them (configure), and the
+    // invocations the last frame dispatched, every hysteresis pass as it ran (--explain; the Pi
+    // estimates' model is held to them, scripts/pi_model_check.py).
+    std::vector<unsigned long> localSize_;
+    std::vector<unsigned long long> invocations_;
+    // The last frame's dispatches, and those of them indirect: Mesa's v3d maps an indirect
+    // dispatch's grid on the cpu before it submits the job, so each waits for the gate before it.
+    unsigned dispatches_ = 0, indirectDispatches_ = 0;
 };
 
 } // namespace striate::gles

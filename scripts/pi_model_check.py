@@ -4,16 +4,22 @@ compilers say about speed"):
 
     scripts/pi_model_check.py ARM64_BUILD ARM64_SYSROOT PI_GPU_DIR [--size WxH] [--llvmpipe-build BUILD]
 
-For each board (rpi3 on vc4, rpi4 on v3d 4.2, rpi5 on v3d 7.1) and main chain on gles-fragment, two
-counts of the instructions a frame issues, per pixel:
+For each board (rpi3 on vc4, rpi4 on v3d 4.2, rpi5 on v3d 7.1), GPU backend (the board's:
+gles-fragment, and gles-compute on V3D) and main chain, two counts of the instructions a frame
+issues, per pixel:
 
-- the model's, as scripts/pi_passes.py makes its estimates: each pass of `--explain` under the
-  board's real compiler (the noop DRM shim), its items as the model reads them from the pass line
-  (a quarter of the fragments for quad planes, a tile's rows, ...), a repeated pass times its
-  draws and the rounds it ran, times the compiler's instruction count for its program;
-- the frame's own: the same plan run on llvmpipe on a frame of the photo clip, every draw as it
-  ran (`--explain`'s "fragments per program": each draw's scissor, every round of the repeated
-  step), times the same instruction counts.
+- the model's, as scripts/pi_passes.py makes its estimates (pi_passes.as_run): each pass of
+  `--explain` under the board's real compiler (the noop DRM shim), its items as the model reads
+  them from the pass line (a quarter of the fragments for quad planes, a tile's rows, a compute
+  grid's workgroups times the shader's workgroup size, a recursive line's length ...), a
+  repeated pass times its draws and the rounds it ran (gles-fragment) or the passes it ran and
+  its tile loop (gles-compute's hysteresis), times the compiler's instruction count for its
+  program;
+- the frame's own: the same plan run on llvmpipe on a frame of the photo clip, every draw or
+  dispatch as it ran (`--explain`'s "fragments per program": each draw's scissor, every round of
+  the repeated step; or "invocations per program": each dispatch's workgroups times the size the
+  driver reports, the indirect hysteresis passes as the GPU counted them), times the same
+  instruction counts.
 
 Both sides come from the same arm64 build (the llvmpipe side under qemu, or --llvmpipe-build: a
 native build of the same tree). They must agree within 10%, or the check fails (exit 1) naming the
@@ -43,41 +49,45 @@ def main():
     image = os.path.join(work, "in.png")
     pi_passes.png(image, w, h)
     failures = 0
-    print("| board | chain | %s: the model's instructions a pixel | the frame's draws' | model / frame |" % size)
-    print("|---|---|---|---|---|")
+    print("| board | backend | chain | %s: the model's instructions a pixel | the frame's draws' or dispatches' | model / frame |" % size)
+    print("|---|---|---|---|---|---|")
+    checked = 0
     for gpu, board, backends, *_ in pi_passes.BOARDS:
-        for chain in CHAINS:
-            text = pi_passes.explain(build, sysroot, pi, gpu, board, "gles-fragment", chain, image, work)
-            rows = pi_passes.passes(text, w, h)
-            inst = {re.sub(r" k=\d+$", "", name): i for name, _, _, i, _ in rows}
-            ran = pi_passes.llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, 0, native)
-            frame = pi_passes.FRAME.search(ran)
-            rounds = int(frame.group(4) or 0)
-            model = 0
-            for line in text.splitlines():
-                m = pi_passes.PASS.match(line)
-                if not m:
+        for backend in backends:
+            for chain in CHAINS:
+                text = pi_passes.explain(build, sysroot, pi, gpu, board, backend, chain, image, work)
+                rows = pi_passes.passes(text, w, h)
+                inst = {re.sub(r" k=\d+$", "", name): i for name, _, _, i, _ in rows}
+                ran = pi_passes.llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, 0, native, backend)
+                if backend == "gles-fragment":
+                    rounds = int(pi_passes.FRAME.search(ran).group(4) or 0)
+                    ran_rows, _ = pi_passes.as_run(rows, text, backend, rounds)
+                    counted = pi_passes.fragments_per_program(ran)
+                else:
+                    looped = None
+                    m = pi_passes.HYSTERESIS.search(ran)
+                    if m:
+                        passes, iterations, groups = map(int, m.groups())
+                        looped = dict(passes=passes, loop=iterations / groups,
+                                      dispatches=int(pi_passes.DISPATCHES.search(ran).group(1)))
+                    ran_rows, _ = pi_passes.as_run(rows, text, backend, 0, looped)
+                    counted = pi_passes.invocations_per_program(ran, w, h)
+                model = sum(items * i for _, items, _, i, _ in ran_rows)
+                missing = sorted(p for p in counted if p not in inst)
+                frame_count = sum(f * inst.get(p, 0) for p, f in counted.items())
+                checked += 1
+                if not counted or missing or frame_count == 0:
+                    print("| %s | %s | `%s` | FAIL: no instruction count for %s |" % (
+                        board, backend, chain, ", ".join(missing) or "any program"))
+                    failures += 1
                     continue
-                name = m.group(1)
-                row = next(r for r in rows if r[0] == name)
-                items = row[1]
-                if "repeated until stable" in line:
-                    items *= rounds * int(re.search(r"(\d+) draws?", line).group(1))
-                model += items * row[3]
-            counted = pi_passes.fragments_per_program(ran)
-            missing = sorted(p for p in counted if p not in inst)
-            frame_count = sum(f * inst.get(p, 0) for p, f in counted.items())
-            if not counted or missing or frame_count == 0:
-                print("| %s | `%s` | FAIL: no instruction count for %s |" % (board, chain, ", ".join(missing) or "any program"))
-                failures += 1
-                continue
-            ratio = model / frame_count
-            ok = abs(ratio - 1) <= TOLERANCE
-            failures += not ok
-            print("| %s | `%s` | %.0f | %.0f | %.3f%s |" % (board, chain, model / (w * h), frame_count / (w * h), ratio,
-                                                          "" if ok else " FAIL (over 10%)"))
-            sys.stdout.flush()
-    print("pi_model_check: %d of %d chains outside %d%%" % (failures, len(pi_passes.BOARDS) * len(CHAINS), TOLERANCE * 100))
+                ratio = model / frame_count
+                ok = abs(ratio - 1) <= TOLERANCE
+                failures += not ok
+                print("| %s | %s | `%s` | %.0f | %.0f | %.3f%s |" % (board, backend, chain, model / (w * h), frame_count / (w * h),
+                                                                   ratio, "" if ok else " FAIL (over 10%)"))
+                sys.stdout.flush()
+    print("pi_model_check: %d of %d chains outside %d%%" % (failures, checked, TOLERANCE * 100))
     sys.exit(1 if failures else 0)
 
 

@@ -33,7 +33,10 @@ assumed). A gles-fragment frame
 is at least its memory floor: the bytes the same run's draws moved at the least and the tiles
 their jobs loaded (`--explain`: "moving at least B bytes and loading L in tiles",
 FragmentPlan::drawBytes and tileLoadBytes), over the board's bandwidth (BOARDS). Each draw or
-dispatch adds DRAW_SECONDS (assumed). To that
+dispatch adds DRAW_SECONDS (assumed), gles-compute's dispatches counted as the llvmpipe runs
+issued them (`--explain`: "the last frame issued D dispatches": every batch of hysteresis passes
+and gates, the empty indirect ones included, since Mesa's v3d reads each indirect grid on the cpu
+and waits for the gate that wrote it). To that
 it adds what the cpu does in the frame, from the same llvmpipe runs: the transfers (a frame's
 upload and read-back in system memory, and the bytes the hysteresis's cpu flood read back and
 uploaded again) at TRANSFER_SHARE of the bandwidth (assumed), and the flood itself on one core
@@ -157,20 +160,47 @@ def frame_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
 
 HYSTERESIS = re.compile(r"the last frame's hysteresis: (\d+) passes over the full grid of \d+x\d+ workgroups, (\d+) "
                         r"iterations of the tile loop in (\d+) workgroup passes")
+DISPATCHES = re.compile(r"the last frame issued (\d+) dispatches, (\d+) of them indirect")
 
 
 def compute_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
-    """{passes, loop}: gles-compute's hysteresis over the photo clip's first and last frames, the
-    most passes over the full grid and the most iterations of the tile loop a workgroup pass."""
-    run = dict(passes=0, loop=0.0)
+    """{passes, loop, dispatches}: gles-compute's hysteresis over the photo clip's first and last
+    frames, the most passes over the full grid, iterations of the tile loop a workgroup pass, and
+    dispatches issued in a frame (every batch of hysteresis passes and gates, indirect ones with
+    an empty grid included: Mesa's v3d reads each one's grid on the cpu, waiting for the gate)."""
+    run = dict(passes=0, loop=0.0, dispatches=0)
     for i in range(2):
         text = llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native, "gles-compute")
         m = HYSTERESIS.search(text)
         if not m:
             raise SystemExit("llvmpipe %s '%s' %dx%d: gles-compute's --explain reports no hysteresis" % (board, chain, w, h))
         passes, iterations, groups = map(int, m.groups())
-        run = dict(passes=max(run["passes"], passes), loop=max(run["loop"], iterations / groups))
+        run = dict(passes=max(run["passes"], passes), loop=max(run["loop"], iterations / groups),
+                   dispatches=max(run["dispatches"], int(DISPATCHES.search(text).group(1))))
     return run
+
+
+def as_run(rows, text, backend, ran=0, looped=None, scale=1.0):
+    """The passes of one --explain (`passes()`'s rows) as a frame runs them: each pass's items
+    scaled by the area, a pass repeated until stable times its draws and the `ran` rounds
+    (gles-fragment), or times the passes over the full grid `looped` counted (gles-compute's
+    hysteresis; its tile loop's program's instructions times the iterations a workgroup pass);
+    and the frame's draws or dispatches where known here (gles-compute without hysteresis: one a
+    pass; gles-fragment's come from llvmpipe, frame_run)."""
+    repeated = {PASS.match(l).group(1): int(re.search(r"(\d+) draws?", l).group(1)) for l in text.splitlines()
+                if PASS.match(l) and "repeated until stable" in l and backend == "gles-fragment"}
+    out = []
+    for name, items, fetches, inst, threads in rows:
+        items *= scale
+        if name in repeated:
+            items *= ran * repeated[name]
+        if looped and name.startswith("hysteresis"):
+            items *= looped["passes"]
+            if name.startswith("hysteresis.comp"):
+                inst *= looped["loop"]
+        out.append((name, items, fetches, inst, threads))
+    dispatches = looped["dispatches"] if looped else len(rows)
+    return out, dispatches
 
 
 # The hysteresis's cpu flood (core/hysteresis.cpp) on one of the board's cores: arm64 instructions
@@ -193,11 +223,11 @@ DRAW_SECONDS = 50e-6
 FRAGMENTS = re.compile(r"^  (.+): (\d+)$")
 
 
-def fragments_per_program(text):
-    """{program: fragments} of the last frame, from --explain's "fragments per program" lines."""
+def per_program(text, header):
+    """{program: count} of the --explain block under the line starting with `header`."""
     out, inside = {}, False
     for line in text.splitlines():
-        if line.startswith("the last frame's fragments per program"):
+        if line.startswith(header):
             inside = True
         elif inside:
             m = FRAGMENTS.match(line)
@@ -207,8 +237,39 @@ def fragments_per_program(text):
     return out
 
 
+def fragments_per_program(text):
+    """{program: fragments} of gles-fragment's last frame, from --explain's "fragments per
+    program" lines."""
+    return per_program(text, "the last frame's fragments per program")
+
+
+def invocations_per_program(text, w, h):
+    """{program: invocations x the iterations of its loop} of gles-compute's last frame, from
+    --explain's "invocations per program" lines (every dispatch as it ran, the driver's workgroup
+    sizes): a recursive line's invocation loops over its line (the frame's width or height), and
+    hysteresis.comp's workgroups loop over their tile as often as the GPU counted ("I iterations
+    of the tile loop in G workgroup passes": I times a workgroup's invocations)."""
+    out = per_program(text, "the last frame's invocations per program")
+    hysteresis = HYSTERESIS.search(text)
+    for program in out:
+        if program.startswith("recursive_line.comp"):
+            out[program] *= w if "AXIS=0" in program else h
+        elif program.startswith("hysteresis.comp") and hysteresis:
+            passes, iterations, groups = map(int, hysteresis.groups())
+            out[program] = iterations * local_size(program)
+    return out
+
+
 PASS = re.compile(r"^  (.+?) -> (.+), (\d+ draws?.*|\d+ strip draws.*|\d+ one-texel-wide draws|\d+x\d+ workgroups.*)$")
 STATS = re.compile(r"^  (.+?): MESA_SHADER_\w+: (\d+) inst, (\d+) threads.*?(?:, (\d+) max-temps)?(?:, (\d+) estimated-cycles)?")
+
+
+def local_size(program):
+    """A compute program's workgroup invocations: its shader's local_size declaration
+    (gles/shaders/)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gles", "shaders", program.split()[0])
+    layout = re.search(r"layout\(local_size_x\s*=\s*(\d+)(?:,\s*local_size_y\s*=\s*(\d+))?", open(path).read())
+    return int(layout.group(1)) * int(layout.group(2) or 1)
 
 
 def passes(text, w, h):
@@ -235,7 +296,7 @@ def passes(text, w, h):
         fetches = int(re.search(r"(\d+) fetches", grid).group(1)) if "fetches" in grid else 0
         if "workgroups" in grid:
             gx, gy = map(int, re.match(r"(\d+)x(\d+)", grid).groups())
-            items = gx * gy * (64 if name.startswith("recursive_line") else 256)
+            items = gx * gy * local_size(name)
             if name.startswith("recursive_line"):
                 # One invocation per line runs its causal and its anticausal loop over the line:
                 # about the shader's instructions once per sample (two loops, each about half).
@@ -303,8 +364,8 @@ def main():
                     png(image, w0, h0)
                 text = explain(build, sysroot, pi, gpu, board, backend, chain, image, work)
                 rows = passes(text, w0, h0)
-                repeated = [line for line in text.splitlines() if PASS.match(line) and "repeated until stable" in line
-                            and backend == "gles-fragment"]
+                repeated = any(PASS.match(line) and "repeated until stable" in line for line in text.splitlines()) \
+                    and backend == "gles-fragment"
                 est = []
                 for w, h in SIZES:
                     scale = w * h / (w0 * h0)
@@ -314,25 +375,15 @@ def main():
                     looped = compute_run(build, sysroot, gpu, board, chain, w, h, work, native) \
                         if any(r[0].startswith("hysteresis") for r in rows) and backend == "gles-compute" else None
                     ran, moved, loaded, draws = (run["rounds"], run["moved"], run["loaded"], run["draws"]) if run else (0, 0, 0, 0)
-                    dispatches = 0
                     if repeated and not ran:
                         raise SystemExit("%s '%s' %dx%d: the plan repeats a step, llvmpipe reports no rounds" % (board, chain, w, h))
                     if ran:
                         repeats.append("| %s | %s | `%s` | %dx%d | %d |" % (board, backend, chain, w, h, ran))
                     if looped:
-                        repeats.append("| %s | %s | `%s` | %dx%d | %d passes, the tile loop %.2f times a workgroup pass |" % (
-                            board, backend, chain, w, h, looped["passes"], looped["loop"]))
-                    for name, items, fetches, inst, threads in rows:
-                        items *= scale
-                        line = next((l for l in repeated if PASS.match(l).group(1) == name), None)
-                        if line:  # each round runs the pass's draws over the frame
-                            items *= ran * int(re.search(r"(\d+) draws?", line).group(1))
-                        if looped and name.startswith("hysteresis"):  # each pass as it ran; the tile loop as often
-                            items *= looped["passes"]
-                            if name.startswith("hysteresis.comp"):
-                                inst *= looped["loop"]
-                        if backend == "gles-compute":  # a dispatch a pass, each hysteresis pass as often as it ran
-                            dispatches += looped["passes"] if looped and name.startswith("hysteresis") else 1
+                        repeats.append("| %s | %s | `%s` | %dx%d | %d passes, the tile loop %.2f times a workgroup pass, %d dispatches |" % (
+                            board, backend, chain, w, h, looped["passes"], looped["loop"], looped["dispatches"]))
+                    ran_rows, dispatches = as_run(rows, text, backend, ran, looped, scale)
+                    for name, items, fetches, inst, threads in ran_rows:
                         issue = math.ceil(items / 16) * inst * 4 / (qpus * mhz * 1e6)
                         texture = items * fetches / (tmus * mhz * 1e6)
                         total += max(issue, texture)
@@ -343,7 +394,7 @@ def main():
                     # The frame's memory floor: the bytes its draws moved at the least and the
                     # tiles their jobs loaded, over the board's bandwidth (gles-fragment;
                     # gles-compute's bytes are not counted yet); and the fixed cost of each draw
-                    # or dispatch (DRAW_SECONDS, assumed).
+                    # or dispatch as issued (DRAW_SECONDS, assumed).
                     memory = (moved + loaded) / (bandwidth * 1e9)
                     fixed = (draws if backend == "gles-fragment" else dispatches) * DRAW_SECONDS
                     if backend == "gles-fragment":

@@ -222,6 +222,23 @@ TEST(Gles31Hysteresis, CountsItsPassesAndTileLoopsAsTheyRan) {
     EXPECT_EQ(groups, passes * gx * gy);
     EXPECT_GE(iterations, groups);  // every workgroup of a pass runs its loop at least once
     EXPECT_LE(iterations, groups * 256u);
+
+    // Every dispatch as it ran: the workgroups of a 16x16 shader, the indirect hysteresis passes
+    // as often as the GPU counted them, and the gate (one invocation) once a dispatch.
+    unsigned dispatches = 0, indirect = 0;
+    const std::size_t issued = said[1].find("the last frame issued ");
+    ASSERT_NE(issued, std::string::npos) << said[1];
+    ASSERT_EQ(std::sscanf(said[1].c_str() + issued, "the last frame issued %u dispatches, %u of them indirect", &dispatches, &indirect), 2);
+    EXPECT_EQ(indirect % 16, 0u) << "the hysteresis runs in batches of 16 passes";
+    EXPECT_GE(indirect, passes);
+    const auto invocations = [&](const std::string& program) {
+        const std::size_t line = said[1].find("\n  " + program + ": ", said[1].find("the last frame's invocations per program"));
+        return line == std::string::npos ? -1L : std::atol(said[1].c_str() + said[1].find(": ", line + 3) + 2);
+    };
+    EXPECT_EQ(invocations("gradient.comp TAN22_5=0.414213562 TAN67_5=2.41421356"), 64L * 48) << said[1];
+    EXPECT_EQ(invocations("hysteresis.comp"), static_cast<long>(passes) * 64 * 48) << said[1];
+    EXPECT_EQ(invocations("hysteresis_gate.comp"), static_cast<long>(indirect)) << said[1];
+    EXPECT_EQ(dispatches, 2 * indirect + 5) << "two blurs, gradient, suppression, output, and a gate a pass";
 }
 
 TEST(GlesWithoutCompute, BoardsThatNeedMoreThanTheContextAreErrors) {
