@@ -125,9 +125,9 @@ int ComputePlanner::blur(const BlurPlan& plan, int in) {
         }
         const int target = plane(Format::R32F);
         if (plan.method == BlurMethod::Direct) {
+            d.push_back({"RADIUS", std::to_string(plan.taps.size() - 1)});
             ComputePass& p = dispatch("gaussian_direct.comp", d, groups(W, kTile), groups(H, kTile), "R32F");
             uniform(p, "sigma", static_cast<float>(plan.sigma));
-            uniformInt(p, "radius", static_cast<int>(plan.taps.size()) - 1);
             sampler(p, 0, source);
             image(p, 0, target, Access::Write);
         } else {
@@ -198,8 +198,8 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             std::vector<float> v;
             for (std::size_t j = 0; j < t.c.size(); ++j) v.insert(v.end(), {t.c[j], t.s[j]});
             const int taps = buffer(sizeof(float) * v.size(), v);
+            d.push_back({"RADIUS", std::to_string(o.tx.c.size() - 1)});
             ComputePass& p = dispatch("gabor_direct.comp", d, groups(W, kTile), groups(H, kTile), "2 x R32F (re, im)");
-            uniformInt(p, "radius", static_cast<int>(o.tx.c.size()) - 1);
             storage(p, 0, taps);
             sampler(p, 0, axis == 0 ? in : re);
             if (axis == 1) sampler(p, 1, im);

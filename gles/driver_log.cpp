@@ -41,6 +41,7 @@ bool parseStageStats(std::string_view m, StageStats* out) {
     if (s.instructions < 0) s.instructions = numberBefore(m, "inst");
     if (s.instructions < 0) return false;
     s.threads = numberBefore(m, "threads");
+    s.loops = numberBefore(m, "loops");
     s.uniforms = numberBefore(m, "uniforms");
     s.maxTemps = numberBefore(m, "max-temps");
     s.cycles = numberBefore(m, "estimated-cycles");
@@ -187,6 +188,7 @@ std::string describeStats(const StageStats& s) {
         if (v >= 0) line += ", " + std::to_string(v) + " " + what;
     };
     add(s.threads, "threads");
+    add(s.loops, "loops");
     add(s.uniforms, "uniforms");
     add(s.maxTemps, "max-temps");
     add(s.cycles, "estimated-cycles");

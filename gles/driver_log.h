@@ -24,6 +24,7 @@ namespace striate::gles {
 struct StageStats {
     std::string stage;
     int instructions = -1, threads = -1, uniforms = -1, maxTemps = -1, cycles = -1;
+    int loops = -1;  ///< loops the compiled program kept (v3d reports them): its count is one trip's
     int spills = 0, fills = 0;
 };
 

@@ -261,7 +261,29 @@ def invocations_per_program(text, w, h):
 
 
 PASS = re.compile(r"^  (.+?) -> (.+), (\d+ draws?.*|\d+ strip draws.*|\d+ one-texel-wide draws|\d+x\d+ workgroups.*)$")
-STATS = re.compile(r"^  (.+?): MESA_SHADER_\w+: (\d+) inst, (\d+) threads.*?(?:, (\d+) max-temps)?(?:, (\d+) estimated-cycles)?")
+STATS = re.compile(r"^  (.+?): MESA_SHADER_\w+: (\d+) inst, (\d+) threads(?:, (\d+) loops)?")
+
+
+def loop_trips(program, loops):
+    """How many times a compute program's kept loops run per invocation, where its instruction
+    count (the compiler's, one trip's worth) is the model's per trip: 1 where the compiler kept no
+    loop (gaussian_direct and gabor_direct take their radius as a define, so the compiler unrolls
+    their taps: v3d reports 0 loops up to a radius of about 16). recursive_line's line loop and
+    the hysteresis's tile loop are counted as items and from the llvmpipe runs (as_run), not here.
+    A taps loop the compiler kept counts the whole program once a tap: an upper bound (the
+    prologue and the store are counted every trip). box_blur's invocation shares its padded line
+    with 255 others, once to load it, once a box pass and once to store it: LINE / 256 x (PASSES +
+    2) trips (assumed: the blocks' prefix sums are counted as one trip each). Any other loop is an
+    error, so that no loop is counted once without saying so."""
+    if not loops or program.startswith(("recursive_line.comp", "hysteresis.comp")):
+        return 1
+    radius = re.search(r"\bRADIUS=(\d+)", program)
+    if radius:
+        return int(radius.group(1))
+    if program.startswith("box_blur.comp"):
+        line, passes = (int(re.search(r"\b%s=(\d+)" % k, program).group(1)) for k in ("LINE", "PASSES"))
+        return math.ceil(line / 256) * (passes + 2)
+    raise SystemExit("%s: the compiler kept %d loops the model cannot count (scripts/pi_passes.py loop_trips)" % (program, loops))
 
 
 def local_size(program):
@@ -283,7 +305,7 @@ def passes(text, w, h):
         elif after:
             m = STATS.match(line)
             if m:
-                stats[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+                stats[m.group(1)] = (int(m.group(2)) * loop_trips(m.group(1), int(m.group(4) or 0)), int(m.group(3)))
     out = []
     for line in lines:
         if line.startswith("the driver's compiler"):

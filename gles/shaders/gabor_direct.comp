@@ -11,7 +11,7 @@ layout(binding = 1) uniform highp sampler2D srcIm;
 layout(r32f, binding = 0) writeonly uniform highp image2D dstRe;
 layout(r32f, binding = 1) writeonly uniform highp image2D dstIm;
 layout(std430, binding = 0) readonly buffer Taps { highp vec2 taps[]; };
-uniform int radius;
+// RADIUS is the program's: a loop of known trips (see gaussian_direct.comp).
 
 void main() {
     ivec2 p = ivec2(gl_GlobalInvocationID.xy);
@@ -30,7 +30,7 @@ void main() {
 #else
     highp float accI = 0.0;
 #endif
-    for (int k = 1; k <= radius; ++k) {
+    for (int k = 1; k <= RADIUS; ++k) {
         ivec2 a = clamp(p - k * step, ivec2(0), last), b = clamp(p + k * step, ivec2(0), last);
         highp vec2 t = taps[k];
         highp float ra = texelFetch(srcRe, a, 0).r, rb = texelFetch(srcRe, b, 0).r;

@@ -88,6 +88,7 @@ TEST(DriverLog, ADriversOwnShadersAtADispatchAreNoFailure) {
                          {}};
     ASSERT_NE(v3d.passStage(), nullptr);
     EXPECT_EQ(v3d.passStage()->instructions, 58);
+    EXPECT_EQ(v3d.passStage()->loops, 0);
     // A draw's own stages by TGSI's names.
     const PassReport draw{"quad.pack", false, {stats("FS shader: 7 inst, 0 loops, 2 temps, 0 const, 1 imm")}, {}};
     ASSERT_NE(draw.passStage(), nullptr);

@@ -169,10 +169,10 @@ TEST_F(Gles31ProgramCache, DirectGaussianPassesMatchTheReferenceWithinTheGlesBud
             GLuint a = floatTexture(img, W, H), b = floatTexture({}, W, H);
             for (int axis = 0; axis < 2; ++axis) {
                 unsigned program = 0;
-                ASSERT_TRUE(cache_->compute("gaussian_direct.comp", {{"AXIS", std::to_string(axis)}}, &program));
+                ASSERT_TRUE(cache_->compute("gaussian_direct.comp",
+                                            {{"AXIS", std::to_string(axis)}, {"RADIUS", std::to_string(gaussianRadius(sigma))}}, &program));
                 glUseProgram(program);
                 glUniform1f(glGetUniformLocation(program, "sigma"), static_cast<float>(sigma));
-                glUniform1i(glGetUniformLocation(program, "radius"), gaussianRadius(sigma));
                 glActiveTexture(GL_TEXTURE0);
                 glBindTexture(GL_TEXTURE_2D, axis == 0 ? a : b);
                 glBindImageTexture(0, axis == 0 ? b : a, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);

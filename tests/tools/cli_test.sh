@@ -242,7 +242,7 @@ else
     # The GPU backend runs and explains its passes; one that cannot run under the board warns
     # once and the cpu backend writes the output.
     expect_ok "gles explain" filter in.pgm e.png --chain "blur sigma=2 ! edges" --backend gles-compute --explain
-    grep -q "^backend: gles-compute" out.txt && grep -q "gaussian_direct.comp AXIS=0 -> R32F" out.txt &&
+    grep -q "^backend: gles-compute" out.txt && grep -q "gaussian_direct.comp AXIS=0 RADIUS=8 -> R32F" out.txt &&
         grep -q "hysteresis.comp" out.txt && pass "gles explain lists the passes" || fail "gles explain: $(cat out.txt)"
     striate filter in.pgm f.png --chain edges --backend gles-compute --board rpi3 >out.txt 2>err.txt
     rc=$?
