@@ -63,6 +63,27 @@ else()
   set(STRIATE_DEB_ARCH ${CMAKE_SYSTEM_PROCESSOR})
 endif()
 set(CPACK_GENERATOR DEB)
+# The Debian release the packages are for (the sysroot's, scripts/sysroot.sh, or this machine's),
+# in the version as Debian versions one source built for two releases: 0.1.0~deb12u1 for bookworm
+# (Raspberry Pi OS Legacy), 0.1.0~deb13u1 for trixie (Raspberry Pi OS). Each release's packages
+# take their Depends from that release's libraries, and python3-striate its Python's ABI.
+if(CMAKE_CROSSCOMPILING AND CMAKE_SYSROOT)
+  if(EXISTS ${CMAKE_SYSROOT}/.striate-release)
+    file(STRINGS ${CMAKE_SYSROOT}/.striate-release STRIATE_DEB_RELEASE LIMIT_COUNT 1)
+  endif()
+elseif(EXISTS /etc/os-release)
+  file(STRINGS /etc/os-release STRIATE_DEB_RELEASE REGEX "^VERSION_CODENAME=")
+  string(REGEX REPLACE "^VERSION_CODENAME=\"?([a-z]*)\"?$" "\\1" STRIATE_DEB_RELEASE "${STRIATE_DEB_RELEASE}")
+endif()
+set(STRIATE_DEB_VERSION ${PROJECT_VERSION})
+if(STRIATE_DEB_RELEASE STREQUAL "bookworm")
+  string(APPEND STRIATE_DEB_VERSION "~deb12u1")
+elseif(STRIATE_DEB_RELEASE STREQUAL "trixie")
+  string(APPEND STRIATE_DEB_VERSION "~deb13u1")
+else()
+  message(STATUS "Debian release '${STRIATE_DEB_RELEASE}' unknown: the packages are versioned ${STRIATE_DEB_VERSION}")
+endif()
+set(CPACK_DEBIAN_PACKAGE_VERSION ${STRIATE_DEB_VERSION})
 # One .deb per component: striate (everything installed without a component) and, where the
 # Python module is built, python3-striate (python/CMakeLists.txt). Both are named
 # <package>_<version>_<arch>.deb.
@@ -78,7 +99,7 @@ if(TARGET striate_python)
   # the libraries it links come from dpkg-shlibdeps.
   math(EXPR next "${STRIATE_PYTHON_MINOR} + 1")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
-      "python3 (>= 3.${STRIATE_PYTHON_MINOR}), python3 (<< 3.${next}), python3-numpy, striate (= ${PROJECT_VERSION})")
+      "python3 (>= 3.${STRIATE_PYTHON_MINOR}), python3 (<< 3.${next}), python3-numpy, striate (= ${STRIATE_DEB_VERSION})")
   # The GStreamer example's imports (examples/gst_contact_sheet.py).
   set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-opencv")

@@ -33,16 +33,17 @@ start=$SECONDS
 export MESA_SHADER_CACHE_DISABLE=true XDG_CACHE_HOME="$out/xdg-cache"
 
 # emulator GPU: the qemu-aarch64 line (in the array `emu`) that runs an arm64 command with GPU's
-# compiler: vc4, v3d42 (both from the sysroot's Mesa 22.3.6) or v3d71 (Mesa 25 and the Pi 5's
-# identity in front of the v3d shim).
+# compiler: vc4, v3d42 (both from the sysroot's Mesa: bookworm's 22.3.6 or trixie's 25.0.7) or
+# v3d71 (the Pi 5's identity in front of the v3d shim, with Mesa 25: PI_GPU's from
+# bookworm-backports over a bookworm sysroot, a trixie sysroot's own).
 emulator() {
-  emu=(qemu-aarch64 -L "$sysroot")
+  emu=(qemu-aarch64 -cpu cortex-a72 -L "$sysroot")  # no SVE, as on a Pi (toolchains/rpi-aarch64.cmake)
   case $1 in
     vc4) emu+=(-E MESA_LOADER_DRIVER_OVERRIDE=vc4 -E "LD_PRELOAD=$shim/libvc4_noop_drm_shim.so") ;;
     v3d42) emu+=(-E MESA_LOADER_DRIVER_OVERRIDE=v3d -E "LD_PRELOAD=$shim/libv3d_noop_drm_shim.so") ;;
-    v3d71) emu+=(-E MESA_LOADER_DRIVER_OVERRIDE=v3d -E "LD_PRELOAD=$gpu/v3d71_ident.so:$shim/libv3d_noop_drm_shim.so"
-                 -E "LD_LIBRARY_PATH=$gpu/mesa25/usr/lib/aarch64-linux-gnu"
-                 -E "LIBGL_DRIVERS_PATH=$gpu/mesa25/usr/lib/aarch64-linux-gnu/dri") ;;
+    v3d71) emu+=(-E MESA_LOADER_DRIVER_OVERRIDE=v3d -E "LD_PRELOAD=$gpu/v3d71_ident.so:$shim/libv3d_noop_drm_shim.so")
+           [ -d "$gpu/mesa25" ] && emu+=(-E "LD_LIBRARY_PATH=$gpu/mesa25/usr/lib/aarch64-linux-gnu"
+                                         -E "LIBGL_DRIVERS_PATH=$gpu/mesa25/usr/lib/aarch64-linux-gnu/dri") ;;
   esac
 }
 run() {  # run GPU ARGS...: bin/pi_compilers
@@ -61,10 +62,11 @@ inputs() {
     echo "$1"
     cat "$sysroot/.striate-sysroot"
     for f in "$build/bin/pi_compilers" "${BASH_SOURCE[0]}" "$(command -v qemu-aarch64)" "$lib/dri/vc4_dri.so" \
-             "$lib/dri/v3d_dri.so" "$lib/libEGL_mesa.so.0" "$lib/libglapi.so.0" "$lib/libgbm.so.1" "$lib/libdrm.so.2"; do
-      sha256sum <"$f"
+             "$lib/dri/v3d_dri.so" "$lib/libEGL_mesa.so.0" "$lib"/libglapi.so.0 "$lib"/libgallium-*.so "$lib/libgbm.so.1" \
+             "$lib/libdrm.so.2"; do
+      if [ -e "$f" ]; then sha256sum <"$f"; fi  # Mesa 25 has libgallium, not libglapi
     done
-    (cd "$gpu" && find shim mesa25 v3d71_ident.so -type f -print0 | sort -z | xargs -0 sha256sum)
+    (cd "$gpu" && find shim v3d71_ident.so $([ -d mesa25 ] && echo mesa25) -type f -print0 | sort -z | xargs -0 sha256sum)
     env | grep -E '^(MESA|V3D|VC4|LIBGL|GALLIUM|NIR)_' | sort || true
   } | sha256sum | cut -c1-16
 }

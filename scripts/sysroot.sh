@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# scripts/sysroot.sh ARCH DIR: a Debian 12 sysroot for cross builds of the whole project (the
+# scripts/sysroot.sh ARCH DIR [RELEASE]: a Debian sysroot for cross builds of the whole project (the
 # plugin, both GLES backends, the tool, every test) and for running them under qemu-user.
-#   ARCH  arm64 or armhf
-#   DIR   where the sysroot goes; rebuilt only when the package list or this script changed
-#         (DIR/.striate-sysroot holds the key), so a second run costs nothing.
+#   ARCH     arm64 or armhf
+#   DIR      where the sysroot goes; rebuilt only when the package list or this script changed
+#            (DIR/.striate-sysroot holds the key), so a second run costs nothing.
+#   RELEASE  bookworm (Debian 12, Raspberry Pi OS Legacy; the default) or trixie (Debian 13,
+#            today's Raspberry Pi OS): the suites, its -updates and -security, from the host's
+#            mirror whatever release the host runs.
 # How (../shared/PLATFORM-NOTES.md, "Cross builds and emulation"): apt's own resolver on a
 # private state (its own lists, cache and an empty dpkg status, APT::Architectures=ARCH) downloads
 # the packages and their dependencies; `dpkg-deb -x` unpacks each into DIR; absolute symlinks are
@@ -30,15 +33,17 @@ if [ "${1:-}" = "--packages" ]; then
   printf '%s\n' "${packages[@]}"
   exit 0
 fi
-if [ $# -ne 2 ] || { [ "$1" != arm64 ] && [ "$1" != armhf ]; }; then
-  echo "usage: scripts/sysroot.sh arm64|armhf DIR" >&2
+release=${3:-bookworm}
+if [ $# -lt 2 ] || [ $# -gt 3 ] || { [ "$1" != arm64 ] && [ "$1" != armhf ]; } ||
+   { [ "$release" != bookworm ] && [ "$release" != trixie ]; }; then
+  echo "usage: scripts/sysroot.sh arm64|armhf DIR [bookworm|trixie]" >&2
   exit 2
 fi
 arch=$1
 dir=$2
-key="$(printf '%s\n' "$arch" "${packages[@]}" | cat - "$0" | sha256sum | cut -c1-16)"
+key="$(printf '%s\n' "$arch" "$release" "${packages[@]}" | cat - "$0" | sha256sum | cut -c1-16)"
 if [ -f "$dir/.striate-sysroot" ] && [ "$(cat "$dir/.striate-sysroot")" = "$key" ]; then
-  echo "sysroot: $dir is up to date ($arch, key $key)"
+  echo "sysroot: $dir is up to date ($arch $release, key $key)"
   exit 0
 fi
 
@@ -49,11 +54,23 @@ dir=$(realpath "$dir")
 state="$dir/.apt"
 mkdir -p "$state/etc/apt/sources.list.d" "$state/etc/apt/preferences.d" "$state/etc/apt/apt.conf.d" \
          "$state/lists/partial" "$state/cache/archives/partial" "$dir/var/lib/dpkg/info"
-# The host's sources (its mirror, whatever it is), read for ARCH.
-cp /etc/apt/sources.list "$state/etc/apt/" 2>/dev/null || true
-for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-  [ -f "$f" ] && cp "$f" "$state/etc/apt/sources.list.d/"
-done
+# The release's suites from the host's mirror (whatever release the host runs), read for ARCH.
+mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
+         awk '/^URIs:/ || /^deb / { for (i = 2; i <= NF; ++i) if ($i ~ /^https?:\/\/.*\/debian\/?$/) { print $i; exit } }') || true
+mirror=${mirror:-http://deb.debian.org/debian}
+cat >"$state/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb
+URIs: $mirror
+Suites: $release $release-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: ${mirror%/debian*}/debian-security
+Suites: $release-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
 : >"$dir/var/lib/dpkg/status"
 echo 1 >"$dir/var/lib/dpkg/info/format"  # dpkg's multiarch layout: info/pkg:arch.* for Multi-Arch: same
 echo "$arch" >"$dir/var/lib/dpkg/arch"
@@ -110,4 +127,5 @@ for alt in blas/libblas.so.3 lapack/liblapack.so.3; do
   [ -e "$lib/$alt" ] && [ ! -e "$lib/$(basename "$alt")" ] && ln -s "$alt" "$lib/$(basename "$alt")"
 done
 echo "$key" >"$dir/.striate-sysroot"
-echo "sysroot: $arch, $n packages, $(du -sh "$dir" | cut -f1) in $dir ($((SECONDS - start)) s)"
+echo "$release" >"$dir/.striate-release"
+echo "sysroot: $arch $release, $n packages, $(du -sh "$dir" | cut -f1) in $dir ($((SECONDS - start)) s)"

@@ -12,11 +12,17 @@
 #                  runs ($STRIATE_CACHE/fuzz-corpus)
 #   build-tsan     ThreadSanitizer: the tests whose threads meet (scripts/tsan.sh)
 #   build-aarch64, build-armhf
-#                  the whole project against Debian 12 sysroots (scripts/sysroot.sh, cached in
-#                  $STRIATE_CACHE, default ~/.cache/striate), its tests under qemu-user (label cross)
+#                  the whole project against Debian 12 (bookworm, Raspberry Pi OS Legacy) sysroots
+#                  (scripts/sysroot.sh, cached in $STRIATE_CACHE, default ~/.cache/striate), its
+#                  tests under qemu-user (label cross)
+#   build-aarch64-trixie, build-armhf-trixie
+#                  the same against Debian 13 (trixie, today's Raspberry Pi OS): GStreamer 1.26,
+#                  Mesa 25, Python 3.13 and NumPy 2. arm64 runs every test; armhf its package,
+#                  its dependencies on the board, the Python module and selftest
 # and then one schedule (scripts/test_jobs.py) runs every test of every build, and the real Raspberry
 # Pi GPU compilers' check (Mesa's vc4, v3d 4.2 and v3d 7.1 under the noop DRM shim: scripts/pi_gpu.sh,
-# scripts/pi_compilers.sh; docs/boards.md) and the Pi estimates' model against those compilers'
+# scripts/pi_compilers.sh; docs/boards.md: bookworm's Mesa 22.3.6 with backports' 25 for V3D 7.1,
+# and trixie's Mesa 25.0.7) and the Pi estimates' model against those compilers'
 # counts (scripts/pi_model_check.py), as jobs on all cores, the longest first. Caches, all
 # under $STRIATE_CACHE: the sysroots, ccache (compiles), Mesa's shader cache (the GLES tests'
 # llvmpipe programs), the fuzzers' corpora and the jobs' measured costs. A step table with
@@ -71,20 +77,27 @@ export MESA_SHADER_CACHE_DIR="$cache/mesa-shader-cache"
 # give the same verdict, so their report is reused (scripts/pi_compilers.sh).
 export STRIATE_PI_RESULTS="$cache/pi-results"
 
-# The sysroots download beside the host builds (network and unpacking, little CPU).
+# The sysroots download beside the host builds (network and unpacking, little CPU). A cross build
+# is TOOLCHAIN:ARCH:RELEASE; bookworm's directories have no suffix, the others -RELEASE.
 cross=()
 case $(dpkg --print-architecture) in
-  amd64) [ -z "$quick" ] && cross=(aarch64:arm64 armhf:armhf) ;;
+  amd64) [ -z "$quick" ] && cross=(aarch64:arm64:bookworm armhf:armhf:bookworm aarch64:arm64:trixie armhf:armhf:trixie) ;;
 esac
+suffix() { [ "$1" = bookworm ] || echo "-$1"; }
 if [ ${#cross[@]} -gt 0 ]; then
-  rm -f "$cache/pi-gpu.failed"
+  rm -f "$cache"/pi-gpu*.failed
   mkdir -p build
   (
-    for pair in "${cross[@]}"; do
-      bash scripts/sysroot.sh "${pair##*:}" "$cache/sysroot-${pair##*:}"
+    for triple in "${cross[@]}"; do
+      IFS=: read -r _ arch release <<<"$triple"
+      bash scripts/sysroot.sh "$arch" "$cache/sysroot-$arch$(suffix "$release")" "$release"
     done
-    # The Pi GPU compilers' shims: a failed download fails their check, not the other steps.
-    bash scripts/pi_gpu.sh "$cache/sysroot-arm64" "$cache/pi-gpu" || touch "$cache/pi-gpu.failed"
+    # The Pi GPU compilers' shims, for each release's arm64 Mesa: a failed download fails their
+    # check, not the other steps.
+    for release in bookworm trixie; do
+      s=$(suffix "$release")
+      bash scripts/pi_gpu.sh "$cache/sysroot-arm64$s" "$cache/pi-gpu$s" || touch "$cache/pi-gpu$s.failed"
+    done
   ) >build/sysroots.log 2>&1 &
   sysroots=$!
 fi
@@ -123,15 +136,16 @@ configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIATE_SANITIZE_THREAD
 ninja -C build-tsan -j "$jobs"
 
 if [ ${#cross[@]} -gt 0 ]; then
-  step "sysroots (arm64, armhf) and the Pi GPU shims"
+  step "sysroots (arm64, armhf; bookworm, trixie) and the Pi GPU shims"
   wait "$sysroots" || { cat build/sysroots.log; echo "test.sh: the sysroots could not be made"; exit 1; }
   grep -E "^(sysroot|pi-gpu):" build/sysroots.log || true
-  for pair in "${cross[@]}"; do
-    toolchain=${pair%%:*} arch=${pair##*:}
-    step "cross build $arch"
-    configure "build-$toolchain" -DCMAKE_TOOLCHAIN_FILE="toolchains/rpi-$toolchain.cmake" \
-              -DSTRIATE_SYSROOT="$cache/sysroot-$arch" -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_HOST_BUILD="$PWD/build"
-    ninja -C "build-$toolchain" -j "$jobs"
+  for triple in "${cross[@]}"; do
+    IFS=: read -r toolchain arch release <<<"$triple"
+    s=$(suffix "$release")
+    step "cross build $arch $release"
+    configure "build-$toolchain$s" -DCMAKE_TOOLCHAIN_FILE="toolchains/rpi-$toolchain.cmake" \
+              -DSTRIATE_SYSROOT="$cache/sysroot-$arch$s" -DSTRIATE_BUILD_BENCH=OFF -DSTRIATE_HOST_BUILD="$PWD/build"
+    ninja -C "build-$toolchain$s" -j "$jobs"
   done
 fi
 
@@ -140,9 +154,27 @@ spec=(--build host build --
       --build san build-san ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
               "STRIATE_FUZZ_SECONDS=${STRIATE_FUZZ_SECONDS:-10}" "STRIATE_FUZZ_CORPUS=$cache/fuzz-corpus" --
       --build tsan build-tsan --)
-for pair in "${cross[@]}"; do
-  spec+=(--build "${pair##*:}" "build-${pair%%:*}" --)
+for triple in "${cross[@]}"; do
+  IFS=: read -r toolchain arch release <<<"$triple"
+  s=$(suffix "$release")
+  # trixie's armhf: what differs there from bookworm's (its package's dependencies, the Python
+  # module on 3.13); arm64 on trixie runs everything.
+  only=()
+  [ "$arch$s" = armhf-trixie ] && only=("--only=^(package|deps_on_the_board|python|selftest)$")
+  spec+=(--build "$arch$s" "build-$toolchain$s" "${only[@]}" --)
 done
+# The Pi compilers' check on trixie's Mesa 25 (vc4, v3d 4.2 and 7.1, and striateedges in GstGL
+# 1.26's context), as on bookworm's below.
+if [ -d build-aarch64-trixie ]; then
+  if [ -e "$cache/pi-gpu-trixie.failed" ]; then
+    spec+=(--job pi-trixie/shims false)
+  else
+    for part in vc4 v3d42 v3d71 gl-memory; do
+      spec+=(--job "pi-trixie/$part" bash "$PWD/scripts/pi_compilers.sh" "$PWD/build-aarch64-trixie" "$cache/sysroot-arm64-trixie"
+             "$cache/pi-gpu-trixie" "$PWD/build-aarch64-trixie/pi-compilers" "$part")
+    done
+  fi
+fi
 if [ -d build-aarch64 ]; then
   if [ -e "$cache/pi-gpu.failed" ]; then
     spec+=(--job pi/shims false)  # fails, named, where the shims could not be fetched (build/sysroots.log)

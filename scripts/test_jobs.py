@@ -3,17 +3,19 @@
 as one CTest project, so `ctest -j N` keeps every core busy to the end across the builds, longest
 jobs first.
 
-    test_jobs.py OUT COSTS [--build NAME DIR [VAR=VALUE...] --] ... [--job NAME COMMAND...] ...
+    test_jobs.py OUT COSTS [--build NAME DIR [--only=REGEX] [VAR=VALUE...] --] ... [--job NAME COMMAND...] ...
     test_jobs.py --costs-from CTEST_COST_DATA COSTS    rewrite COSTS from a run's measured costs
 
 OUT gets a CTestTestfile.cmake; each test of build DIR (from `ctest --show-only=json-v1`, disabled
-ones left out) becomes the test NAME/TEST, which runs that one test through DIR's own CTest (its
-environment, labels and timeout as the build registered them), with VAR=VALUE added; a --job is a
+ones left out, and with --only=REGEX those whose names it does not match) becomes the test
+NAME/TEST, which runs that one test through DIR's own CTest (its environment, labels and timeout
+as the build registered them), with VAR=VALUE added; a --job is a
 command of its own (it ends at the next --build or --job). Each gets label NAME (the part before
 the first '/') and COST from COSTS ("NAME/TEST SECONDS" lines, measured: scripts/test.sh rewrites
 them after a run); CTest's own cost data, when OUT holds some, then takes over.
 """
 import json
+import re
 import os
 import subprocess
 import sys
@@ -103,7 +105,11 @@ def main(argv):
 
     for name, directory, env in builds:
         directory = os.path.abspath(directory)
+        only = [e[len("--only="):] for e in env if e.startswith("--only=")]
+        env = [e for e in env if not e.startswith("--only=")]
         for test in tests_of(directory):
+            if only and not re.search(only[0], test):
+                continue
             add(name + "/" + test, ["ctest", "--test-dir", directory, "-R", "^%s$" % test, "--output-on-failure",
                                     "--no-tests=error"], env)
     for name, command in jobs:

@@ -24,6 +24,11 @@ if(STRIATE_SYSROOT)
   set(ENV{PKG_CONFIG_LIBDIR} "${STRIATE_SYSROOT}/usr/lib/${STRIATE_TRIPLET}/pkgconfig:${STRIATE_SYSROOT}/usr/share/pkgconfig")
   set(ENV{PKG_CONFIG_PATH} "")
   set(CMAKE_CROSSCOMPILING_EMULATOR ${STRIATE_QEMU} -L "${STRIATE_SYSROOT}")
+  # The sysroot's C library before the cross compiler's own (bookworm's glibc 2.36): a trixie
+  # sysroot's libraries need glibc 2.38's symbols, which only its own libc.so has.
+  foreach(kind EXE SHARED MODULE)
+    set(CMAKE_${kind}_LINKER_FLAGS_INIT "-L${STRIATE_SYSROOT}/usr/lib/${STRIATE_TRIPLET} -L${STRIATE_SYSROOT}/lib/${STRIATE_TRIPLET}")
+  endforeach()
 else()
   set(CMAKE_FIND_ROOT_PATH /usr/${STRIATE_TRIPLET})
   set(CMAKE_CROSSCOMPILING_EMULATOR ${STRIATE_QEMU} -L /usr/${STRIATE_TRIPLET})

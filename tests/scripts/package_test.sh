@@ -29,13 +29,15 @@ pydebs=("$work"/dist/python3-striate_*.deb)
 deb=${debs[0]}
 arch=$(dpkg-deb -f "$deb" Architecture)
 version=$(dpkg-deb -f "$deb" Version)
+upstream=${version%%~*}  # 0.1.0 of 0.1.0~deb12u1 (cmake/Install.cmake): what the tool and module say
 [ "$(basename "$deb")" = "striate_${version}_${arch}.deb" ] && pass "named $(basename "$deb")" || fail "name $(basename "$deb")"
 expected=$(grep -o 'CPACK_DEBIAN_PACKAGE_ARCHITECTURE "[a-z0-9]*"' "$build/CPackConfig.cmake" | cut -d'"' -f2)
 [ "$arch" = "$expected" ] && pass "architecture $arch" || fail "architecture $arch, the build targets $expected"
 depends=$(dpkg-deb -f "$deb" Depends)
 missing=""
 for lib in libc6 libstdc++6 libgstreamer1.0-0 libgstreamer-plugins-base1.0-0 libglib2.0-0 libegl1 libgles2 libpng16-16 libjpeg62-turbo; do
-    echo "$depends" | grep -q "\b$lib\b" || missing+=" $lib"
+    # trixie's 64-bit time_t names: libglib2.0-0t64, libpng16-16t64
+    echo "$depends" | grep -qE "\b$(printf '%s' "$lib" | sed 's/[.+]/\\&/g')(t64)?\b" || missing+=" $lib"
 done
 if [ -z "$missing" ] && echo "$depends" | grep -q "libgstreamer1.0-0 (>= 1\."; then
     pass "dependencies from the linked libraries: $depends"
@@ -93,7 +95,7 @@ if GST_PLUGIN_SYSTEM_PATH=$(dirname "$plugin") GST_REGISTRY="$work/registry.bin"
 else
     fail "gst-inspect-1.0 striate: $(tail -5 inspect.txt)"
 fi
-"${tool[@]}" --version >version.txt 2>&1 && grep -q "$version" version.txt && pass "striate --version: $(cat version.txt)" \
+"${tool[@]}" --version >version.txt 2>&1 && grep -q "$upstream" version.txt && pass "striate --version: $(cat version.txt)" \
     || fail "striate --version: $(cat version.txt)"
 printf 'P5\n8 6\n255\n%s' "$(head -c 48 /dev/zero | tr '\0' '\200')" >in.pgm
 "${tool[@]}" filter in.pgm out.pgm --chain "blur sigma=1" --backend cpu >filter.txt 2>&1 && [ -s out.pgm ] \
@@ -118,7 +120,7 @@ if [ -z "${STRIATE_EMULATOR:-}" ]; then
     if env -u STRIATE_BUILD PATH="$root/usr/bin:$PATH" GST_PLUGIN_PATH=$(dirname "$plugin") GST_REGISTRY="$work/registry.bin" \
         XDG_CACHE_HOME=$PWD/cache SOURCE=synthetic FRAMES=6 SIZE=96x64 BACKEND=cpu \
         bash "$here/../../scripts/run.sh" camera >camera.txt 2>&1 && grep -q "^edges branch: 6 frames" camera.txt \
-        && grep -q "^striate: the installed one ($root/usr/bin/striate-camera, striate $version" camera.txt \
+        && grep -q "^striate: the installed one ($root/usr/bin/striate-camera, striate $upstream" camera.txt \
         && [ -s camera/side-by-side.png ] && [ -s camera/gabor.webm ]; then
         pass "scripts/run.sh runs the installed striate-camera: $(grep '^edges branch' camera.txt)"
     else
@@ -172,7 +174,7 @@ if [ -n "$(find "$build/python" -maxdepth 1 -name 'striate.*.so' 2>/dev/null)" ]
 print('striate', striate.__version__, 'auto', p.get('auto'), len(rows), 'rows', sum(not r['pass'] for r in rows), 'failed')"
         if PYTHONPATH="$root/usr/lib/python3/dist-packages" XDG_CACHE_HOME=$PWD/cache GST_PLUGIN_SYSTEM_PATH=$(dirname "$plugin") \
             GST_REGISTRY="$work/registry.bin" "${python[@]}" -c "$code" >python.txt 2>&1 \
-            && grep -q "^striate $version auto .* 0 failed$" python.txt; then
+            && grep -q "^striate $upstream auto .* 0 failed$" python.txt; then
             pass "import striate from the package: probe() and selftest(): $(tail -1 python.txt)"
         else
             fail "import striate from the package: $(tail -5 python.txt)"
