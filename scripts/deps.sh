@@ -5,13 +5,14 @@
 #   scripts/deps.sh --runtime           the runtime list: what the main job (striate-camera) and
 #                                       the README's gst-launch lines need beside an installed
 #                                       striate package (which brings its libraries)
-#   scripts/deps.sh [--runtime] --list [ARCH]
+#   scripts/deps.sh [--runtime] --list [ARCH [RELEASE]]
 #                                       print the list for ARCH (amd64, arm64, armhf; default:
+#                                       this machine's) on RELEASE (bookworm, trixie; default:
 #                                       this machine's), installing nothing
 # On an x86-64 PC the build list adds SIMDe (the NEON source on x86), the cross compilers and
 # qemu-user (the arm64 and armhf builds and their tests); on a Raspberry Pi (arm64 or armhf:
-# Raspberry Pi OS bookworm, Debian 12) it holds native packages only: the NEON code compiles as it
-# is. The striate package's Recommends are the runtime list (cmake/Install.cmake).
+# Raspberry Pi OS, Debian 13 trixie, or its Legacy, Debian 12 bookworm) it holds native packages
+# only: the NEON code compiles as it is. The names are the same on both releases but one. The striate package's Recommends are the runtime list (cmake/Install.cmake).
 set -euo pipefail
 
 runtime_for() {
@@ -30,8 +31,11 @@ runtime_for() {
 }
 
 build_for() {
-  local arch=$1
+  local arch=$1 release=$2
   runtime_for "$arch"
+  # The libFuzzer runtime: trixie has no libclang-rt-dev for armhf, only its versioned package.
+  local fuzz_runtime=libclang-rt-dev
+  [ "$arch:$release" = armhf:trixie ] && fuzz_runtime=libclang-rt-19-dev
   local packages=(
     cmake ninja-build g++ pkg-config python3 dpkg-dev
     ccache                 # the compiler cache of scripts/test.sh (in $STRIATE_CACHE)
@@ -46,7 +50,7 @@ build_for() {
     python3-dev pybind11-dev python3-numpy python3-pytest   # the Python module and its tests
     python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0   # the GStreamer example (examples/)
     python3-opencv         # the Python benchmark's peer (bench/python_bench.py)
-    clang libclang-rt-dev  # the libFuzzer targets (scripts/fuzz.sh)
+    clang "$fuzz_runtime"  # the libFuzzer targets (scripts/fuzz.sh)
   )
   case $arch in
     amd64 | i386)
@@ -62,13 +66,14 @@ if [ "${1:-}" = "--runtime" ]; then
   list=runtime_for
   shift
 fi
+here_release=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 if [ "${1:-}" = "--list" ]; then
-  $list "${2:-$(dpkg --print-architecture)}"
+  $list "${2:-$(dpkg --print-architecture)}" "${3:-$here_release}"
   exit 0
 fi
-[ $# -eq 0 ] || { echo "usage: scripts/deps.sh [--runtime] [--list [ARCH]]" >&2; exit 2; }
+[ $# -eq 0 ] || { echo "usage: scripts/deps.sh [--runtime] [--list [ARCH [RELEASE]]]" >&2; exit 2; }
 
-mapfile -t packages < <($list "$(dpkg --print-architecture)")
+mapfile -t packages < <($list "$(dpkg --print-architecture)" "$here_release")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
