@@ -46,9 +46,7 @@ mkdir -p "$state/etc/apt/sources.list.d" "$state/etc/apt/preferences.d" "$state/
 # The host's mirror, the one suite (bookworm-backports, or the sysroot's release: apt's resolver
 # still sees what each package needs, and the download is of the named packages alone: the rest
 # comes from the sysroot).
-mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
-         awk '/^URIs:/ || /^deb / { for (i = 2; i <= NF; ++i) if ($i ~ /^https?:\/\/.*\/debian\/?$/) { print $i; exit } }') || true
-mirror=${mirror:-http://deb.debian.org/debian}
+mirror=$(bash "$here/debian_mirror.sh")
 cat >"$state/etc/apt/sources.list.d/backports.sources" <<EOF
 Types: deb
 URIs: $mirror

@@ -55,9 +55,7 @@ state="$dir/.apt"
 mkdir -p "$state/etc/apt/sources.list.d" "$state/etc/apt/preferences.d" "$state/etc/apt/apt.conf.d" \
          "$state/lists/partial" "$state/cache/archives/partial" "$dir/var/lib/dpkg/info"
 # The release's suites from the host's mirror (whatever release the host runs), read for ARCH.
-mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
-         awk '/^URIs:/ || /^deb / { for (i = 2; i <= NF; ++i) if ($i ~ /^https?:\/\/.*\/debian\/?$/) { print $i; exit } }') || true
-mirror=${mirror:-http://deb.debian.org/debian}
+mirror=$(bash "$(dirname "$0")/debian_mirror.sh")
 cat >"$state/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $mirror
