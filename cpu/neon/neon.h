@@ -163,14 +163,25 @@ inline void storeLowBytes(uint32x4_t v, std::uint8_t* p) {
     std::memcpy(p, &w, 4);
 }
 
-/// Transposes a 4x4 block held as four row vectors.
+/// Transposes a 4x4 block held as four row vectors. On x86, SSE's own transpose: SIMDe's
+/// portable vtrnq_f32 draws gcc 14's -Wmaybe-uninitialized (a false positive in its header).
 inline void transpose4(float32x4_t& r0, float32x4_t& r1, float32x4_t& r2, float32x4_t& r3) {
+#if !STRIATE_NEON_NATIVE && defined(__SSE__)
+    __m128 c0 = std::bit_cast<__m128>(r0), c1 = std::bit_cast<__m128>(r1), c2 = std::bit_cast<__m128>(r2),
+           c3 = std::bit_cast<__m128>(r3);
+    _MM_TRANSPOSE4_PS(c0, c1, c2, c3);
+    r0 = std::bit_cast<float32x4_t>(c0);
+    r1 = std::bit_cast<float32x4_t>(c1);
+    r2 = std::bit_cast<float32x4_t>(c2);
+    r3 = std::bit_cast<float32x4_t>(c3);
+#else
     const float32x4x2_t a = vtrnq_f32(r0, r1);
     const float32x4x2_t b = vtrnq_f32(r2, r3);
     r0 = vcombine_f32(vget_low_f32(a.val[0]), vget_low_f32(b.val[0]));
     r1 = vcombine_f32(vget_low_f32(a.val[1]), vget_low_f32(b.val[1]));
     r2 = vcombine_f32(vget_high_f32(a.val[0]), vget_high_f32(b.val[0]));
     r3 = vcombine_f32(vget_high_f32(a.val[1]), vget_high_f32(b.val[1]));
+#endif
 }
 
 } // namespace striate::cpu
