@@ -64,13 +64,7 @@ def main():
                     ran_rows, _ = pi_passes.as_run(rows, text, backend, rounds)
                     counted = pi_passes.fragments_per_program(ran)
                 else:
-                    looped = None
-                    m = pi_passes.HYSTERESIS.search(ran)
-                    if m:
-                        passes, iterations, groups = map(int, m.groups())
-                        looped = dict(passes=passes, loop=iterations / groups,
-                                      dispatches=int(pi_passes.DISPATCHES.search(ran).group(1)))
-                    ran_rows, _ = pi_passes.as_run(rows, text, backend, 0, looped)
+                    ran_rows, _ = pi_passes.as_run(rows, text, backend, 0, pi_passes.hysteresis_counts(ran))
                     counted = pi_passes.invocations_per_program(ran, w, h)
                 model = sum(items * i for _, items, _, i, _ in ran_rows)
                 missing = sorted(p for p in counted if p not in inst)

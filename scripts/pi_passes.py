@@ -83,9 +83,13 @@ def png(path, w, h):
                 + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
+# qemu-aarch64 as the Pi 4's core: no SVE, as on every Pi (toolchains/rpi-aarch64.cmake).
+QEMU = ["qemu-aarch64", "-cpu", "cortex-a72"]
+
+
 def emulator(gpu, sysroot, pi):
     shim = os.path.join(pi, "shim")
-    e = ["qemu-aarch64", "-cpu", "cortex-a72", "-L", sysroot, "-E", "MESA_LOADER_DRIVER_OVERRIDE=" + ("vc4" if gpu == "vc4" else "v3d")]
+    e = QEMU + ["-L", sysroot, "-E", "MESA_LOADER_DRIVER_OVERRIDE=" + ("vc4" if gpu == "vc4" else "v3d")]
     if gpu == "vc4":
         e += ["-E", "LD_PRELOAD=%s/libvc4_noop_drm_shim.so" % shim]
     elif gpu == "v3d42":
@@ -131,7 +135,7 @@ def llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, frame, nativ
     image = os.path.join(work, "photo-%d.pgm" % frame)
     with open(image, "wb") as f:
         f.write(b"P5\n%d %d\n255\n" % (w, h) + data[frame * size:frame * size + w * h])
-    tool = [os.path.join(native, "bin/striate")] if native else ["qemu-aarch64", "-cpu", "cortex-a72", "-L", sysroot, os.path.join(build, "bin/striate")]
+    tool = [os.path.join(native, "bin/striate")] if native else QEMU + ["-L", sysroot, os.path.join(build, "bin/striate")]
     cmd = tool + ["filter", image, os.path.join(work, "out.png"), "--chain", chain, "--backend", backend,
                   "--board", board, "--explain"]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
@@ -163,20 +167,26 @@ HYSTERESIS = re.compile(r"the last frame's hysteresis: (\d+) passes over the ful
 DISPATCHES = re.compile(r"the last frame issued (\d+) dispatches, (\d+) of them indirect")
 
 
+def hysteresis_counts(text):
+    """{passes, loop, dispatches} of one gles-compute --explain, or None where it reports no
+    hysteresis: the passes over the full grid, the tile loop's iterations a workgroup pass, and
+    the dispatches issued in the frame (every batch of hysteresis passes and gates, indirect ones
+    with an empty grid included: Mesa's v3d reads each one's grid on the cpu, waiting for the gate)."""
+    m = HYSTERESIS.search(text)
+    if not m:
+        return None
+    passes, iterations, groups = map(int, m.groups())
+    return dict(passes=passes, loop=iterations / groups, dispatches=int(DISPATCHES.search(text).group(1)))
+
+
 def compute_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
-    """{passes, loop, dispatches}: gles-compute's hysteresis over the photo clip's first and last
-    frames, the most passes over the full grid, iterations of the tile loop a workgroup pass, and
-    dispatches issued in a frame (every batch of hysteresis passes and gates, indirect ones with
-    an empty grid included: Mesa's v3d reads each one's grid on the cpu, waiting for the gate)."""
+    """hysteresis_counts() over the photo clip's first and last frames: the most of each."""
     run = dict(passes=0, loop=0.0, dispatches=0)
     for i in range(2):
-        text = llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native, "gles-compute")
-        m = HYSTERESIS.search(text)
-        if not m:
+        counts = hysteresis_counts(llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native, "gles-compute"))
+        if not counts:
             raise SystemExit("llvmpipe %s '%s' %dx%d: gles-compute's --explain reports no hysteresis" % (board, chain, w, h))
-        passes, iterations, groups = map(int, m.groups())
-        run = dict(passes=max(run["passes"], passes), loop=max(run["loop"], iterations / groups),
-                   dispatches=max(run["dispatches"], int(DISPATCHES.search(text).group(1))))
+        run = {k: max(run[k], counts[k]) for k in run}
     return run
 
 
