@@ -25,14 +25,24 @@ void quietLog(const gchar* domain, GLogLevelFlags level, const gchar* message, g
     }
 }
 
-/// Sets each "name=value" line on the element, as gst-launch-1.0 would.
+/// Sets each "name=value" line on the element, as gst-launch-1.0 would (gst_util_set_object_arg).
+/// A value GObject itself refuses before the element sees it (no such property, not writable, not
+/// of the property's type, outside its range: NaN for a double) is left out: GLib 2.84 (Debian 13)
+/// reports such a refusal as a critical, 2.74 as a warning, and either way it is the caller's.
 void setProperties(GstElement* e, std::istringstream& lines) {
     for (std::string line; std::getline(lines, line) && line != "---";) {
         const auto eq = line.find('=');
         if (eq == std::string::npos || eq == 0) continue;
         const std::string name = line.substr(0, eq);
         if (name == "name" || name == "parent") continue;  // GstObject's own, not the element's
-        gst_util_set_object_arg(G_OBJECT(e), name.c_str(), line.substr(eq + 1).c_str());
+        GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), name.c_str());
+        if (!spec || !(spec->flags & G_PARAM_WRITABLE) || (spec->flags & G_PARAM_CONSTRUCT_ONLY)) continue;
+        GValue value = G_VALUE_INIT;
+        g_value_init(&value, spec->value_type);
+        if (gst_value_deserialize_with_pspec(&value, line.substr(eq + 1).c_str(), spec) &&
+            !g_param_value_validate(spec, &value))
+            g_object_set_property(G_OBJECT(e), name.c_str(), &value);
+        g_value_unset(&value);
     }
 }
 
