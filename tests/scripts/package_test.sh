@@ -13,6 +13,9 @@
 #     module in Debian's dist-packages; unpacked beside striate, `import striate` and probe() run
 #     with Debian's python3 (a cross build's: the sysroot's, under qemu), and selftest() finds the
 #     photo and goldens striate installs
+#   - apt would install the packages (both, where there are two) on an empty system of the build's
+#     release and architecture: `apt-get --simulate install ./...deb` from an empty dpkg status,
+#     with the package lists of the sysroot (a cross build) or of this machine (natively)
 # Cross builds: STRIATE_EMULATOR and STRIATE_SYSROOT in the environment, as for launch_test.sh.
 set -u
 build=$(realpath "$1")
@@ -182,6 +185,22 @@ print('striate', striate.__version__, 'auto', p.get('auto'), len(rows), 'rows', 
     else
         fail "no single python3-striate .deb in $(ls "$work/dist")"
     fi
+fi
+
+# What `apt install ./striate_*.deb ./python3-striate_*.deb` does on a fresh system of the build's
+# release: every Depends resolves there (trixie's armhf renamed its libraries, and a python3-striate
+# is only for its release's Python).
+empty=$work/empty-status
+: >"$empty"
+apt_config=${STRIATE_SYSROOT:+$STRIATE_SYSROOT/.apt/apt.conf}  # scripts/sysroot.sh's package lists
+debs_here=("$deb")
+[ ${#pydebs[@]} -eq 1 ] && [ -f "${pydebs[0]}" ] && debs_here+=("${pydebs[0]}")
+names=$(for d in "${debs_here[@]}"; do basename "$d"; done | paste -sd' ')
+if ${apt_config:+env APT_CONFIG="$apt_config"} apt-get -o "Dir::State::status=$empty" --simulate -q install "${debs_here[@]}" \
+    >apt.txt 2>&1; then
+    pass "apt installs $names on an empty $arch system ($(grep -c '^Inst ' apt.txt) packages)"
+else
+    fail "apt cannot install $names: $(grep -E '^ |^E:' apt.txt | head -8)"
 fi
 
 finish
