@@ -5,11 +5,15 @@
 #   scripts/deps.sh --runtime           the runtime list: what the main job (striate-camera) and
 #                                       the README's gst-launch lines need beside an installed
 #                                       striate package (which brings its libraries)
-#   scripts/deps.sh [--runtime] --list [ARCH [RELEASE]]
+#   scripts/deps.sh --native            the build list without the cross compilers, qemu-user and
+#                                       mmdebstrap: what the host build and its tests need (the
+#                                       test command's --quick, and its Debian 13 root:
+#                                       scripts/debian_root.sh)
+#   scripts/deps.sh [--runtime|--native] --list [ARCH [RELEASE]]
 #                                       print the list for ARCH (amd64, arm64, armhf; default:
 #                                       this machine's) on RELEASE (bookworm, trixie; default:
 #                                       this machine's), installing nothing
-# On an x86-64 PC the build list adds SIMDe (the NEON source on x86), the cross compilers and
+# On an x86-64 PC the build list adds SIMDe (the NEON source on x86), the cross compilers, mmdebstrap and
 # qemu-user (the arm64 and armhf builds and their tests); on a Raspberry Pi (arm64 or armhf:
 # Raspberry Pi OS, Debian 13 trixie, or its Legacy, Debian 12 bookworm) it holds native packages
 # only: the NEON code compiles as it is. The names are the same on both releases but one. The striate package's Recommends are the runtime list (cmake/Install.cmake).
@@ -30,7 +34,7 @@ runtime_for() {
   printf '%s\n' "${packages[@]}"
 }
 
-build_for() {
+native_for() {
   local arch=$1 release=$2
   runtime_for "$arch"
   # The libFuzzer runtime: trixie has no libclang-rt-dev for armhf, only its versioned package.
@@ -53,25 +57,32 @@ build_for() {
     clang "$fuzz_runtime"  # the libFuzzer targets (scripts/fuzz.sh)
   )
   case $arch in
-    amd64 | i386)
-      packages+=(libsimde-dev)   # NEON intrinsics on x86
-      packages+=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)  # cross builds and their tests
-      ;;
+    amd64 | i386) packages+=(libsimde-dev) ;;  # NEON intrinsics on x86
   esac
   printf '%s\n' "${packages[@]}"
 }
 
+build_for() {
+  native_for "$@"
+  case $1 in
+    amd64 | i386)
+      printf '%s\n' g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user  # cross builds and their tests
+      printf '%s\n' mmdebstrap   # the Debian 13 root of the test command's native trixie leg
+      ;;
+  esac
+}
+
 list=build_for
-if [ "${1:-}" = "--runtime" ]; then
-  list=runtime_for
-  shift
-fi
+case ${1:-} in
+  --runtime) list=runtime_for; shift ;;
+  --native) list=native_for; shift ;;
+esac
 here_release=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 if [ "${1:-}" = "--list" ]; then
   $list "${2:-$(dpkg --print-architecture)}" "${3:-$here_release}"
   exit 0
 fi
-[ $# -eq 0 ] || { echo "usage: scripts/deps.sh [--runtime] [--list [ARCH [RELEASE]]]" >&2; exit 2; }
+[ $# -eq 0 ] || { echo "usage: scripts/deps.sh [--runtime|--native] [--list [ARCH [RELEASE]]]" >&2; exit 2; }
 
 mapfile -t packages < <($list "$(dpkg --print-architecture)" "$here_release")
 missing=()

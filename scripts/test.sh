@@ -19,6 +19,11 @@
 #                  the same against Debian 13 (trixie, today's Raspberry Pi OS): GStreamer 1.26,
 #                  Mesa 25, Python 3.13 and NumPy 2. arm64 runs every test; armhf its package,
 #                  its dependencies on the board, the Python module and selftest
+#   build-amd64-trixie
+#                  the host build on the other Debian release (trixie here; bookworm on a trixie
+#                  PC), made natively with its compiler (gcc 14) in a root of that release
+#                  (scripts/debian_root.sh, cached in $STRIATE_CACHE; scripts/in_root.sh), with no
+#                  warnings allowed, and every test of the host build run there
 # and then one schedule (scripts/test_jobs.py) runs every test of every build, and the real Raspberry
 # Pi GPU compilers' check (Mesa's vc4, v3d 4.2 and v3d 7.1 under the noop DRM shim: scripts/pi_gpu.sh,
 # scripts/pi_compilers.sh; docs/boards.md: bookworm's Mesa 22.3.6 with backports' 25 for V3D 7.1,
@@ -62,7 +67,7 @@ table() {  # the step table: each step's seconds, then the test jobs' seconds by
 }
 
 step "dependencies (apt)"
-bash scripts/deps.sh
+if [ -n "$quick" ]; then bash scripts/deps.sh --native; else bash scripts/deps.sh; fi
 jobs=$(nproc)
 cache=${STRIATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/striate}
 mkdir -p "$cache"
@@ -84,8 +89,19 @@ case $(dpkg --print-architecture) in
   amd64) [ -z "$quick" ] && cross=(aarch64:arm64:bookworm armhf:armhf:bookworm aarch64:arm64:trixie armhf:armhf:trixie) ;;
 esac
 suffix() { [ "$1" = bookworm ] || echo "-$1"; }
+# On an x86-64 PC, the other release's root: amd64 on the Debian release this machine does not run
+# (trixie on bookworm, bookworm on trixie), where the host build is made natively and runs every
+# test of its own (scripts/debian_root.sh, scripts/in_root.sh).
+other=
 if [ ${#cross[@]} -gt 0 ]; then
-  rm -f "$cache"/pi-gpu*.failed
+  case $(. /etc/os-release && echo "${VERSION_CODENAME:-}") in
+    bookworm) other=trixie ;;
+    trixie) other=bookworm ;;
+  esac
+fi
+other_root=$cache/root-amd64-$other
+if [ ${#cross[@]} -gt 0 ]; then
+  rm -f "$cache"/pi-gpu*.failed "$other_root.failed"
   mkdir -p build
   (
     for triple in "${cross[@]}"; do
@@ -98,6 +114,7 @@ if [ ${#cross[@]} -gt 0 ]; then
       s=$(suffix "$release")
       bash scripts/pi_gpu.sh "$cache/sysroot-arm64$s" "$cache/pi-gpu$s" || touch "$cache/pi-gpu$s.failed"
     done
+    if [ -n "$other" ]; then bash scripts/debian_root.sh "$other" "$other_root" || touch "$other_root.failed"; fi
   ) >build/sysroots.log 2>&1 &
   sysroots=$!
 fi
@@ -105,9 +122,10 @@ fi
 # The one cmake line of the full build, natively and (with a toolchain file) for the boards. A
 # unity build: each target's files compiled a batch at a time, their headers parsed once a batch (a
 # third less compile time when the compiler cache is cold, as on a fresh machine).
+# With $root set, cmake runs inside that Debian root (scripts/in_root.sh).
 configure() {
   local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_WITH_GST=ON -DSTRIATE_WITH_GLES=ON \
+  ${root:+bash scripts/in_root.sh "$root"} cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIATE_WITH_GST=ON -DSTRIATE_WITH_GLES=ON \
         -DCMAKE_UNITY_BUILD=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
 }
 
@@ -136,9 +154,9 @@ configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIATE_SANITIZE_THREAD
 ninja -C build-tsan -j "$jobs"
 
 if [ ${#cross[@]} -gt 0 ]; then
-  step "sysroots (arm64, armhf; bookworm, trixie) and the Pi GPU shims"
+  step "sysroots (arm64, armhf; bookworm, trixie), the Pi GPU shims${other:+, the amd64 $other root}"
   wait "$sysroots" || { cat build/sysroots.log; echo "test.sh: the sysroots could not be made"; exit 1; }
-  grep -E "^(sysroot|pi-gpu):" build/sysroots.log || true
+  grep -E "^(sysroot|pi-gpu|root):" build/sysroots.log || true
   for triple in "${cross[@]}"; do
     IFS=: read -r toolchain arch release <<<"$triple"
     s=$(suffix "$release")
@@ -148,12 +166,32 @@ if [ ${#cross[@]} -gt 0 ]; then
     ninja -C "build-$toolchain$s" -j "$jobs"
   done
 fi
+# The host build on the other release, natively in its root with that release's compiler (gcc 14 on
+# trixie), its own compiler cache; no warnings allowed there.
+other_build=build-amd64-$other
+if [ -n "$other" ] && [ ! -e "$other_root.failed" ]; then
+  step "native build on $other (its root, its compiler)"
+  other_ccache=$cache/ccache-$other
+  CCACHE_DIR=$other_ccache root=$other_root configure "$other_build" -DSTRIATE_BUILD_BENCH=ON
+  CCACHE_DIR=$other_ccache bash scripts/in_root.sh "$other_root" ninja -C "$other_build" -j "$jobs" 2>&1 |
+    tee build/native-$other.log
+  warnings=$(grep -c 'warning:' build/native-$other.log || true)
+  [ "$warnings" -eq 0 ] || { grep -A3 'warning:' build/native-$other.log; echo "test.sh: $warnings warnings on $other"; exit 1; }
+fi
 
 step "tests: every build's, one schedule on $jobs cores"
 spec=(--build host build --
       --build san build-san ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
               "STRIATE_FUZZ_SECONDS=${STRIATE_FUZZ_SECONDS:-10}" "STRIATE_FUZZ_CORPUS=$cache/fuzz-corpus" --
       --build tsan build-tsan --)
+if [ -n "$other" ]; then
+  if [ -e "$other_root.failed" ]; then
+    spec+=(--job "amd64-$other/root" false)  # fails, named, where the root could not be made (build/sysroots.log)
+  else
+    spec+=(--build "amd64-$other" "$other_build" "--wrap=bash $PWD/scripts/in_root.sh $other_root"
+           "MESA_SHADER_CACHE_DIR=$cache/mesa-shader-cache-$other" --)
+  fi
+fi
 for triple in "${cross[@]}"; do
   IFS=: read -r toolchain arch release <<<"$triple"
   s=$(suffix "$release")

@@ -3,13 +3,16 @@
 as one CTest project, so `ctest -j N` keeps every core busy to the end across the builds, longest
 jobs first.
 
-    test_jobs.py OUT COSTS [--build NAME DIR [--only=REGEX] [VAR=VALUE...] --] ... [--job NAME COMMAND...] ...
+    test_jobs.py OUT COSTS [--build NAME DIR [--only=REGEX] [--wrap=COMMAND] [VAR=VALUE...] --] ...
+                 [--job NAME COMMAND...] ...
     test_jobs.py --costs-from CTEST_COST_DATA COSTS    rewrite COSTS from a run's measured costs
 
 OUT gets a CTestTestfile.cmake; each test of build DIR (from `ctest --show-only=json-v1`, disabled
 ones left out, and with --only=REGEX those whose names it does not match) becomes the test
 NAME/TEST, which runs that one test through DIR's own CTest (its environment, labels and timeout
-as the build registered them), with VAR=VALUE added; a --job is a
+as the build registered them), with VAR=VALUE added; with --wrap=COMMAND (split as the shell
+would) that CTest runs under COMMAND, and so does the listing of DIR's tests (a build made inside
+another release's root: scripts/in_root.sh ROOT). A --job is a
 command of its own (it ends at the next --build or --job). Each gets label NAME (the part before
 the first '/') and COST from COSTS ("NAME/TEST SECONDS" lines, measured: scripts/test.sh rewrites
 them after a run); CTest's own cost data, when OUT holds some, then takes over.
@@ -17,6 +20,7 @@ them after a run); CTest's own cost data, when OUT holds some, then takes over.
 import json
 import re
 import os
+import shlex
 import subprocess
 import sys
 
@@ -51,8 +55,8 @@ def parse(args):
     return builds, jobs
 
 
-def tests_of(directory):
-    out = subprocess.run(["ctest", "--test-dir", directory, "--show-only=json-v1"], check=True,
+def tests_of(directory, wrap):
+    out = subprocess.run(wrap + ["ctest", "--test-dir", directory, "--show-only=json-v1"], check=True,
                          capture_output=True, text=True).stdout
     names = []
     for t in json.loads(out)["tests"]:
@@ -106,11 +110,12 @@ def main(argv):
     for name, directory, env in builds:
         directory = os.path.abspath(directory)
         only = [e[len("--only="):] for e in env if e.startswith("--only=")]
-        env = [e for e in env if not e.startswith("--only=")]
-        for test in tests_of(directory):
+        wrap = [w for e in env if e.startswith("--wrap=") for w in shlex.split(e[len("--wrap="):])]
+        env = [e for e in env if not e.startswith(("--only=", "--wrap="))]
+        for test in tests_of(directory, wrap):
             if only and not re.search(only[0], test):
                 continue
-            add(name + "/" + test, ["ctest", "--test-dir", directory, "-R", "^%s$" % test, "--output-on-failure",
+            add(name + "/" + test, wrap + ["ctest", "--test-dir", directory, "-R", "^%s$" % test, "--output-on-failure",
                                     "--no-tests=error"], env)
     for name, command in jobs:
         add(name, command, [])
