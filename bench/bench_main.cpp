@@ -56,7 +56,8 @@ options:
   --threads N     threads for both sides (default 2)
   --sigmas LIST   the blur rows' sigmas, comma-separated (default 1,2,4,8,16,32)
   --gabor-sigmas LIST  the Gabor rows' sigmas (default 2,4,8; wavelength 2 sigma; at 0, 30 and
-                  90 degrees, each method named at 0 and 90 against sepFilter2D)
+                  90 degrees, each method named at 0 and 90 against sepFilter2D; and the
+                  6-orientation bank, the maximum of the magnitudes, against six OpenCV Gabors)
   --only TEXT     only the rows whose filter contains TEXT (e.g. "canny", "sigma=8")
   --gles          instead: each GLES backend and board profile against the cpu backend
                   (640x480 and 1280x720 unless --size), one row per chain
@@ -381,6 +382,38 @@ int main(int argc, char** argv) {
         for (double sigma : gaborSigmas) {
             const double lambda = 2 * sigma;  // one octave: the usual pairing, 8 at sigma 4
             const int R = static_cast<int>(std::ceil(4 * sigma));
+            // OpenCV's complex Gabor at theta into `out` (its magnitude): at 0 and 90 degrees the
+            // kernel separates, g(y) times g(x) cos / sin (w x) (x and y swapped at 90), and runs as
+            // two sepFilter2D calls; elsewhere two filter2D calls (real and imaginary
+            // getGaborKernel, DFT-based at these sizes). Then magnitude.
+            cv::Mat g(1, 2 * R + 1, CV_32F), gc(1, 2 * R + 1, CV_32F), gs(1, 2 * R + 1, CV_32F);
+            for (int t2 = -R; t2 <= R; ++t2) {
+                const double e = std::exp(-t2 * t2 / (2 * sigma * sigma));
+                g.at<float>(t2 + R) = static_cast<float>(e);
+                gc.at<float>(t2 + R) = static_cast<float>(e * std::cos(2 * std::numbers::pi * t2 / lambda));
+                gs.at<float>(t2 + R) = static_cast<float>(e * std::sin(2 * std::numbers::pi * t2 / lambda));
+            }
+            auto peerGabor = [&, R, sigma, lambda](double theta, bool separable) -> std::function<void(cv::Mat&)> {
+                if (separable) {
+                    const bool alongX = theta == 0;
+                    return [&, alongX](cv::Mat& out) {
+                        cv::sepFilter2D(f32, dst, CV_32F, alongX ? gc : g, alongX ? g : gc, cv::Point(-1, -1), 0,
+                                        cv::BORDER_REPLICATE);
+                        cv::sepFilter2D(f32, dst2, CV_32F, alongX ? gs : g, alongX ? g : gs, cv::Point(-1, -1), 0,
+                                        cv::BORDER_REPLICATE);
+                        cv::magnitude(dst, dst2, out);
+                    };
+                }
+                const double th = theta * std::numbers::pi / 180;
+                const cv::Mat kre = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, 0, CV_32F);
+                const cv::Mat kim = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1,
+                                                       std::numbers::pi / 2, CV_32F);
+                return [&, kre, kim](cv::Mat& out) {
+                    cv::filter2D(f32, dst, CV_32F, kre, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                    cv::filter2D(f32, dst2, CV_32F, kim, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                    cv::magnitude(dst, dst2, out);
+                };
+            };
             for (double theta : {0.0, 30.0, 90.0}) {
                 char chain[128];
                 std::snprintf(chain, sizeof chain, "gabor sigma=%g wavelength=%g orientation=%g", sigma, lambda, theta);
@@ -389,35 +422,11 @@ int main(int argc, char** argv) {
                 if (!autoRows && !wanted(methods[0]) && !wanted(methods[1])) continue;
                 const auto run = ours(chain);
                 if (autoRows && theta != 90) {  // filter2D's time does not depend on the orientation
-                    const double th = theta * std::numbers::pi / 180;
-                    const cv::Mat kre = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1, 0, CV_32F);
-                    const cv::Mat kim = cv::getGaborKernel(cv::Size(2 * R + 1, 2 * R + 1), sigma, th, lambda, 1,
-                                                           std::numbers::pi / 2, CV_32F);
-                    auto [t, full] = timePair(repeat, run, [&] {
-                        cv::filter2D(f32, dst, CV_32F, kre, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
-                        cv::filter2D(f32, dst2, CV_32F, kim, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
-                        cv::magnitude(dst, dst2, mag);
-                    });
+                    auto [t, full] = timePair(repeat, run, [&, peer = peerGabor(theta, false)] { peer(mag); });
                     add(chain, "filter2D complex Gabor", t, full);
                 }
                 if (theta != 30) {
-                    // At 0 degrees the kernel separates: g(y) times g(x) cos / sin (w x); at 90
-                    // the same with x and y swapped.
-                    cv::Mat g(1, 2 * R + 1, CV_32F), gc(1, 2 * R + 1, CV_32F), gs(1, 2 * R + 1, CV_32F);
-                    for (int t2 = -R; t2 <= R; ++t2) {
-                        const double e = std::exp(-t2 * t2 / (2 * sigma * sigma));
-                        g.at<float>(t2 + R) = static_cast<float>(e);
-                        gc.at<float>(t2 + R) = static_cast<float>(e * std::cos(2 * std::numbers::pi * t2 / lambda));
-                        gs.at<float>(t2 + R) = static_cast<float>(e * std::sin(2 * std::numbers::pi * t2 / lambda));
-                    }
-                    const bool alongX = theta == 0;
-                    auto separable = [&] {
-                        cv::sepFilter2D(f32, dst, CV_32F, alongX ? gc : g, alongX ? g : gc, cv::Point(-1, -1), 0,
-                                        cv::BORDER_REPLICATE);
-                        cv::sepFilter2D(f32, dst2, CV_32F, alongX ? gs : g, alongX ? g : gs, cv::Point(-1, -1), 0,
-                                        cv::BORDER_REPLICATE);
-                        cv::magnitude(dst, dst2, mag);
-                    };
+                    const auto separable = [&, peer = peerGabor(theta, true)] { peer(mag); };
                     if (autoRows) {
                         auto [t2, sep] = timePair(repeat, run, separable);
                         add(chain, "sepFilter2D complex Gabor", t2, sep);
@@ -429,6 +438,23 @@ int main(int argc, char** argv) {
                         add(named, "sepFilter2D complex Gabor", t2, sep);
                     }
                 }
+            }
+            // The main job's bank: six orientations, the maximum of their magnitudes. OpenCV has
+            // no bank: each orientation as above (separable at 0 and 90), then the running maximum.
+            char bank[128];
+            std::snprintf(bank, sizeof bank, "gabor sigma=%g wavelength=%g orientations=6", sigma, lambda);
+            if (wanted(bank)) {
+                std::vector<std::function<void(cv::Mat&)>> peers;
+                for (double theta = 0; theta < 180; theta += 30) peers.push_back(peerGabor(theta, theta == 0 || theta == 90));
+                cv::Mat best;
+                auto [t, peer] = timePair(repeat, ours(bank), [&] {
+                    peers[0](best);
+                    for (std::size_t k = 1; k < peers.size(); ++k) {
+                        peers[k](mag);
+                        cv::max(best, mag, best);
+                    }
+                });
+                add(bank, "6 x (sep)filter2D Gabor, max", t, peer);
             }
         }
         if (wanted("edges method=canny sigma=1.4")) {

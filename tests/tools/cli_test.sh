@@ -254,6 +254,7 @@ fi
 if [ -x "$(dirname "$bin")/striate-bench" ]; then
     expect_ok "bench runs" bench --size 64x48 --repeat 1 --json bench.json
     grep -q "GaussianBlur + Canny L2" out.txt && grep -q '"ratio"' bench.json && pass "bench rows" || fail "bench rows"
+    grep -q "orientations=6 .*6 x (sep)filter2D Gabor, max" out.txt && pass "bench has the bank's row" || fail "bench: no bank row"
     # The second run, against OpenCV held to NEON's width, with its own JSON and its features named.
     grep -q "held to 128-bit SIMD: " out.txt && grep -q "u8 out" out.txt && grep -q '"ratio"' bench-simd128.json \
         && pass "bench at 128-bit SIMD" || fail "bench at 128-bit SIMD"
