@@ -59,6 +59,7 @@ table() {  # the step table: each step's seconds, then the test jobs' seconds by
     printf '%-46s %6d\n' "${step_names[$i]}" $((next - step_starts[i]))
   done
   printf '%-46s %6d\n' "total" "$end"
+  if [ -n "${skipped:-}" ]; then printf 'skipped: %s\n' "$skipped"; fi
   if [ -n "${scheduled:-}" ]; then
     printf '\n==== test jobs by suite (job-seconds; they ran side by side) ====\n'
     awk '/Test +#[0-9]+: / && $4 ~ /\// { name = $4; sub("/.*", "", name); for (i = NF; i > 0; i--) if ($i == "sec") { s[name] += $(i - 1); n[name]++; break } }
@@ -98,6 +99,14 @@ if [ ${#cross[@]} -gt 0 ]; then
     bookworm) other=trixie ;;
     trixie) other=bookworm ;;
   esac
+fi
+# The root needs what chroot and a private mount namespace need (root, CAP_SYS_ADMIN); a machine
+# without them skips the leg and says so at the start and in the step table.
+skipped=
+if [ -n "$other" ] && ! unshare --mount --propagation private true 2>/dev/null; then
+  skipped="the native $other leg: this machine cannot make a mount namespace (unshare --mount failed), so no $other root"
+  echo "test.sh: skipped $skipped"
+  other=
 fi
 other_root=$cache/root-amd64-$other
 if [ ${#cross[@]} -gt 0 ]; then
