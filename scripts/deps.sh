@@ -13,10 +13,12 @@
 #                                       print the list for ARCH (amd64, arm64, armhf; default:
 #                                       this machine's) on RELEASE (bookworm, trixie; default:
 #                                       this machine's), installing nothing
-# On an x86-64 PC the build list adds SIMDe (the NEON source on x86), the cross compilers, mmdebstrap and
-# qemu-user (the arm64 and armhf builds and their tests); on a Raspberry Pi (arm64 or armhf:
-# Raspberry Pi OS, Debian 13 trixie, or its Legacy, Debian 12 bookworm) it holds native packages
-# only: the NEON code compiles as it is. The names are the same on both releases but one. The striate package's Recommends are the runtime list (cmake/Install.cmake).
+# On an x86-64 PC the build list adds SIMDe (the NEON source on x86), the cross compilers and
+# qemu-user (the arm64 and armhf builds and their tests) and mmdebstrap (the Debian 13 root); on
+# a Raspberry Pi (arm64 or armhf: Raspberry Pi OS, Debian 13 trixie, or its Legacy, Debian 12
+# bookworm) it holds native packages only: the NEON code compiles as it is. The names are the
+# same on both releases but one. The striate package's Recommends are the runtime list
+# (cmake/Install.cmake).
 set -euo pipefail
 
 runtime_for() {

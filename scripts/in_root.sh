@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/in_root.sh ROOT COMMAND...: runs COMMAND as root inside the Debian root ROOT
 # (scripts/debian_root.sh), in the current directory, which must lie in this source tree or in
-# $STRIATE_CACHE: those two appear at their own paths there, so a build made inside names the same files as seen from outside;
-# /proc, /sys and /dev are the machine's. The mounts live in a mount namespace of their own
+# $STRIATE_CACHE: those two appear at their own paths there, so a build made inside names the
+# same files as seen from outside; /proc, /sys and /dev are the machine's. The mounts live in a mount namespace of their own
 # (unshare), so they go when COMMAND ends, whatever way it ends.
 set -euo pipefail
 [ $# -ge 2 ] && [ -d "$1/usr" ] || { echo "usage: scripts/in_root.sh ROOT COMMAND... (ROOT: a Debian root)" >&2; exit 2; }
