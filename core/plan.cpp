@@ -66,9 +66,14 @@ GaborPlan planBank(const GaborSpec& spec, const std::vector<double>& orientation
     p.recursive = spec.resolvedMethod() == GaborMethod::Recursive;
     p.removeDc = spec.removeDc;
     p.dcBlur = planBlur(BlurSpec{spec.sigma, p.recursive ? BlurMethod::Recursive : BlurMethod::Direct});
-    for (double theta : orientations) {
+    int previous = -1;
+    for (int member : bankOrder(orientations)) {
+        const double theta = orientations[member];
         const AxisFrequencies w = axisFrequencies(spec.wavelength, theta);
         GaborOrientationPlan o;
+        o.member = member;
+        o.mirrorsPrevious = previous >= 0 && !p.bank.back().mirrorsPrevious && mirrors(orientations[previous], theta);
+        previous = member;
         if (p.recursive) {
             o.x = cascadeFloat(recursiveCascade(spec.sigma, w.wx));
             o.y = cascadeFloat(recursiveCascade(spec.sigma, w.wy));
@@ -126,7 +131,7 @@ GaborPlan planEdgeBank(const EdgeSpec& spec) {
     for (int k = 0; k < spec.orientations; ++k) thetas.push_back(spec.bankMember(k).orientation);
     GaborPlan p = planBank(spec.bankMember(0), thetas);
     p.sink = GaborSink::MaxEnergy;
-    for (int k = 0; k < spec.orientations; ++k) p.bank[k].sector = static_cast<std::uint8_t>(spec.bankSector(k));
+    for (GaborOrientationPlan& o : p.bank) o.sector = static_cast<std::uint8_t>(spec.bankSector(o.member));
     return p;
 }
 

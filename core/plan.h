@@ -62,6 +62,10 @@ struct GaborOrientationPlan {
     GaborTaps tx, ty;         // direct
     float dcGain = 0;         // K_x K_y when the DC is removed, else 0
     std::uint8_t sector = 0;  // edge bank: NMS sector of this orientation
+    int member = 0;           // bank member k (theta_k), the bank being in bankOrder's order
+    /// Its frequencies are (-wx, wy) of the one before it in the bank (core/spec.h, bankOrder): on
+    /// a real input its horizontal pass is that one's conjugate.
+    bool mirrorsPrevious = false;
     /// Direct, with one axis free of frequency (0 or 90 degrees): a complex pass along the other
     /// axis (`along`: its cosine taps less K_x K_y times the Gaussian's, which removes the DC
     /// without a blurred plane, since the free axis's taps are the Gaussian's) and a real one
@@ -76,7 +80,7 @@ struct GaborPlan {
     bool removeDc = false;
     BlurPlan dcBlur;  // the Gaussian whose K-weighted copy is subtracted
     GaborSink sink = GaborSink::Magnitude;
-    std::vector<GaborOrientationPlan> bank;
+    std::vector<GaborOrientationPlan> bank;  ///< in bankOrder's order, not the members'
 };
 GaborPlan planGabor(const GaborSpec& spec);
 GaborPlan planEdgeBank(const EdgeSpec& spec);

@@ -93,6 +93,31 @@ Status EdgeSpec::validate() const {
     return {};
 }
 
+bool mirrors(double a, double b) {
+    // (cos b, sin b) == (-cos a, sin a), to the rounding of the degrees' conversion.
+    constexpr double kRadians = 3.14159265358979323846 / 180.0;
+    return std::abs(std::cos(b * kRadians) + std::cos(a * kRadians)) < 1e-9 &&
+           std::abs(std::sin(b * kRadians) - std::sin(a * kRadians)) < 1e-9;
+}
+
+std::vector<int> bankOrder(const std::vector<double>& thetas) {
+    const int n = static_cast<int>(thetas.size());
+    std::vector<int> order;
+    std::vector<bool> visited(n, false);
+    for (int k = 0; k < n; ++k) {
+        if (visited[k]) continue;
+        order.push_back(k);
+        visited[k] = true;
+        for (int j = k + 1; j < n; ++j)
+            if (!visited[j] && mirrors(thetas[k], thetas[j])) {
+                order.push_back(j);
+                visited[j] = true;
+                break;
+            }
+    }
+    return order;
+}
+
 GaborSpec EdgeSpec::bankMember(int k) const {
     GaborSpec g;
     g.sigma = sigma;

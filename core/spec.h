@@ -157,6 +157,16 @@ struct EdgeSpec {
     bool operator==(const EdgeSpec&) const = default;
 };
 
+/// The order every backend and the reference visit a bank's orientations in (thetas in degrees,
+/// index order): each orientation, then at once its mirror (the member at 180 - theta, modulo
+/// 180, whose frequencies are (-wx, wy)) where the bank has one. On a real input a mirror's
+/// horizontal pass is the conjugate of its partner's, so a backend computes it once; visiting the
+/// two together keeps the first-of-near-equal-maxima rule (kTieTolerance) the same on every
+/// backend. Six orientations: 0, 30, 150, 60, 120, 90.
+std::vector<int> bankOrder(const std::vector<double>& thetas);
+/// Whether the orientation at `b` degrees mirrors the one at `a` (bankOrder).
+bool mirrors(double a, double b);
+
 /// Gradient direction sectors of non-maximum suppression (ALGORITHMS.md 4.1). Sector s compares a
 /// pixel with its neighbours at -/+ kSectorStep[s]: 0 along x, 1 along (1,1), 2 along y, 3 along (-1,1).
 inline constexpr int kSectorStep[4][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}};

@@ -92,7 +92,8 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
             pad = std::max(pad, b->pad);
             radius = std::max(radius, static_cast<int>(b->taps.size()));
         }
-    const std::size_t blockSize = std::max(static_cast<std::size_t>(std::max(W, H) + 2 * pad) * kLanes,
+    // A Gabor's horizontal block is written out as whole strips (toStrips): W rounded up to kLanes.
+    const std::size_t blockSize = std::max(static_cast<std::size_t>(std::max(laneGroups(W) * kLanes, H) + 2 * pad) * kLanes,
                                            static_cast<std::size_t>(W + 2 * radius));
     std::size_t ring = 0;
     for (const StagePlan& p : plans_)

@@ -97,6 +97,28 @@ private:
     void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
     /// One row-wise orientation of a Gabor stage, banded, into the plan's sink (first: the
     /// bank's first member, which a running maximum starts from).
+    /// The vertical passes and the running maximum of a bank's orientation, and of its mirror
+    /// where it has one, over the kLanes columns from c0 (cpu_gabor.cpp).
+    void columnsOfBank(const GaborPlan& plan, bool first, const GaborOrientationPlan& o, const GaborOrientationPlan* mirror,
+                       int group, bool strips, bool gaussStrips, Scratch& s, ImageView<float> out);
+    /// A plane's storage as column strips: strip `group` holds columns [group x kLanes, + kLanes)
+    /// of every row, in the block layout (cpu/neon/lines.h), which a vertical pass uses in place.
+    static float* strip(Image<float>& plane, int group);
+    /// A horizontal pass's block (rows [firstRow, + kLanes)) into the plane's strips.
+    static void toStrips(float* block, int firstRow, Image<float>& plane);
+    /// One orientation's response over a block of kLanes columns: its vertical pass (re, im)
+    /// before the DC is removed, K_x K_y and its sector.
+    struct Response {
+        const float *re, *im;
+        float dcGain;
+        std::uint8_t sector;
+    };
+    /// A bank's tail over the kLanes columns from c0: the DC removed (dc: the Gaussian's block,
+    /// or none), the magnitude, and the running maximum with, where `sectors`, the winner's
+    /// sector, of `a` and then of `b` where given (a mirror): the first of near-equal maxima
+    /// stays (kTieTolerance); `first` initialises the maximum with `a`.
+    void bankTail(const Response& a, const Response* b, const float* dc, bool first, bool sectors, int c0,
+                  ImageView<float> out);
     template <class Src>
     void gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
                    ImageView<float> out);

@@ -266,13 +266,16 @@ EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec) {
                 maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(sec);
             }
     } else {
-        for (int k = 0; k < spec.orientations; ++k) {
+        std::vector<double> thetas;
+        for (int k = 0; k < spec.orientations; ++k) thetas.push_back(spec.bankMember(k).orientation);
+        const std::vector<int> order = bankOrder(thetas);  // the first of near-equal maxima wins, in this order
+        for (int k : order) {
             const GaborSpec g = spec.bankMember(k);
             const CPlane z = gaborComplex(in, g, g.orientation);
             for (int y = 0; y < H; ++y)
                 for (int x = 0; x < W; ++x) {
                     const double e = std::abs(z.at(x, y));
-                    if (k == 0 || clearlyGreater(e, maps.strength.at(x, y))) {
+                    if (k == order[0] || clearlyGreater(e, maps.strength.at(x, y))) {
                         maps.strength.at(x, y) = e;
                         maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(spec.bankSector(k));
                     }
