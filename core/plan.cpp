@@ -41,6 +41,51 @@ CascadeFloat cascadeFloat(const RecursiveCascade& c) {
     return f;
 }
 
+DemodCascade demodCascade(const RecursiveCascade& c, double w) {
+    const Complex64 down = std::polar(1.0, -w), up = std::polar(1.0, w);
+    Complex64 d[3], g[3], h[3];
+    Complex64 gk = 1, hk = 1;
+    for (int k = 0; k < 3; ++k) {
+        d[k] = c.forward[k] * down;  // the Gaussian's poles (backward[k] * up is the same)
+        gk /= 1.0 - c.forward[k];
+        hk /= 1.0 - c.backward[k];
+        g[k] = gk;
+        h[k] = hk;
+    }
+    DemodCascade f{};
+    f.B = static_cast<float>(c.B);
+    f.d0 = static_cast<float>(d[0].real());
+    f.a1 = static_cast<float>((d[1] + d[2]).real());
+    f.a2 = static_cast<float>(-(d[1] * d[2]).real());
+    // Causal: the modulated states x0 g_k at n = -1, demodulated (times e^{+i w}); y[-2] from
+    // s1[-1] = y[-1] - d2 y[-2].
+    const Complex64 start[3] = {up * g[0], up * g[2], up * (g[2] - g[1]) / d[2]};
+    // Anticausal: the modulated start (borderStart) in demodulated terms is e^{-i w} times it with
+    // demodulated states and sample; s1 = y[N-1] - d2 y[N-2]; then v2[N+1] = (t2 - t1) / d2.
+    Complex64 t[3][4];
+    for (int j = 0; j < 3; ++j) {
+        Complex64 e = c.B * g[2] * h[j];
+        for (int k = 0; k < 3; ++k) e -= c.border[j][k] * g[k];
+        const Complex64 m0 = down * c.border[j][0], m1 = down * c.border[j][1], m2 = down * c.border[j][2];
+        t[j][0] = down * e;
+        t[j][1] = m0;
+        t[j][2] = m1 + m2;
+        t[j][3] = -m1 * d[2];
+    }
+    for (int k = 0; k < 4; ++k) {
+        const Complex64 rows[3] = {t[0][k], t[2][k], (t[2][k] - t[1][k]) / d[2]};
+        for (int j = 0; j < 3; ++j) {
+            f.qr[j][k] = static_cast<float>(rows[j].real());
+            f.qi[j][k] = static_cast<float>(rows[j].imag());
+        }
+    }
+    for (int k = 0; k < 3; ++k) {
+        f.cr[k] = static_cast<float>(start[k].real());
+        f.ci[k] = static_cast<float>(start[k].imag());
+    }
+    return f;
+}
+
 BlurPlan planBlur(const BlurSpec& spec) {
     BlurPlan p;
     p.method = spec.resolvedMethod();
@@ -64,19 +109,28 @@ namespace {
 GaborPlan planBank(const GaborSpec& spec, const std::vector<double>& orientations) {
     GaborPlan p;
     p.recursive = spec.resolvedMethod() == GaborMethod::Recursive;
+    p.demodulated = p.recursive && spec.sigma <= kDemodulatedMaxSigma;
     p.removeDc = spec.removeDc;
     p.dcBlur = planBlur(BlurSpec{spec.sigma, p.recursive ? BlurMethod::Recursive : BlurMethod::Direct});
+    if (p.demodulated) p.dcDemod = demodCascade(recursiveCascade(spec.sigma, 0), 0);
     int previous = -1;
     for (int member : bankOrder(orientations)) {
         const double theta = orientations[member];
         const AxisFrequencies w = axisFrequencies(spec.wavelength, theta);
         GaborOrientationPlan o;
         o.member = member;
+        o.wx = w.wx;
+        o.wy = w.wy;
         o.mirrorsPrevious = previous >= 0 && !p.bank.back().mirrorsPrevious && mirrors(orientations[previous], theta);
         previous = member;
         if (p.recursive) {
-            o.x = cascadeFloat(recursiveCascade(spec.sigma, w.wx));
-            o.y = cascadeFloat(recursiveCascade(spec.sigma, w.wy));
+            const RecursiveCascade cx = recursiveCascade(spec.sigma, w.wx), cy = recursiveCascade(spec.sigma, w.wy);
+            o.x = cascadeFloat(cx);
+            o.y = cascadeFloat(cy);
+            if (p.demodulated) {
+                o.dx = demodCascade(cx, w.wx);
+                o.dy = demodCascade(cy, w.wy);
+            }
         } else {
             o.tx = gaborTapsFloat(spec.sigma, w.wx);
             o.ty = gaborTapsFloat(spec.sigma, w.wy);

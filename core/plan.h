@@ -35,6 +35,26 @@ struct CascadeFloat {
 };
 CascadeFloat cascadeFloat(const RecursiveCascade& c);
 
+/// The recursive Gabor pass of one axis (frequency w) on a demodulated line, x[n] e^{-i w n}:
+/// the Gaussian's real recursion (its real pole d0, then its conjugate pair as one real
+/// second-order section, y[n] = s0[n] + a1 y[n-1] + a2 y[n-2]) on complex data, with the
+/// modulated pass's replicate borders (ALGORITHMS.md 3.3) carried over exactly. Its output is the
+/// modulated pass's times e^{-i w n}: the same magnitude for a third of the arithmetic.
+struct DemodCascade {
+    float B, d0, a1, a2;
+    /// Causal start per unit first input sample (as given, not demodulated): s0[-1], y[-1], y[-2].
+    float cr[3], ci[3];
+    /// Anticausal start (v0[N], v2[N], v2[N+1]) from (x[N-1] demodulated, s0[N-1], y[N-1], y[N-2]).
+    float qr[3][4], qi[3][4];
+};
+/// `modulated`: recursiveCascade(sigma, w); its poles are the Gaussian's times e^{+-i w}.
+DemodCascade demodCascade(const RecursiveCascade& modulated, double w);
+/// The largest sigma the demodulated form serves: the second-order section's float rounding grows
+/// as its poles near 1. Largest error of the recursive Gaussian against the reference on lines of
+/// up to 1500 samples (tests/cpu/neon/test_lines.cpp): the pole form 2e-7 to 4e-7 at every sigma;
+/// the second-order form 2e-7 at sigma 1, 5e-7 at 4, 1e-6 at 8, 6e-6 at 16, 9e-6 at 32.
+inline constexpr double kDemodulatedMaxSigma = 8;
+
 /// Coefficients of one Gaussian blur, computed at configure time.
 struct BlurPlan {
     BlurMethod method = BlurMethod::Direct;
@@ -59,6 +79,8 @@ enum class GaborSink {
 
 struct GaborOrientationPlan {
     CascadeFloat x{}, y{};  // recursive
+    DemodCascade dx{}, dy{};  // recursive, demodulated (a bank's magnitudes)
+    double wx = 0, wy = 0;    // the frequencies
     GaborTaps tx, ty;         // direct
     float dcGain = 0;         // K_x K_y when the DC is removed, else 0
     std::uint8_t sector = 0;  // edge bank: NMS sector of this orientation
@@ -77,6 +99,8 @@ struct GaborOrientationPlan {
 
 struct GaborPlan {
     bool recursive = false;
+    bool demodulated = false;  ///< recursive with sigma <= kDemodulatedMaxSigma: dx, dy and dcDemod are set
+    DemodCascade dcDemod{};    ///< demodulated: dcBlur's recursion in the second-order form (w = 0)
     bool removeDc = false;
     BlurPlan dcBlur;  // the Gaussian whose K-weighted copy is subtracted
     GaborSink sink = GaborSink::Magnitude;

@@ -104,6 +104,19 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
         if (const GaborPlan* g = gaborOf(p))
             for (const GaborOrientationPlan& o : g->bank)
                 if (rowWise(o)) ring = std::max(ring, GaborBand<float>::workspaceFloats(W, static_cast<int>(o.across.size()) - 1));
+    // A demodulated bank's phases e^{i w n} along each axis (DemodCascade), per orientation.
+    phases_.clear();
+    const auto table = [](double w, int n) {
+        Phases::Axis a;
+        for (int i = 0; i < n; ++i) {
+            a.cos.push_back(static_cast<float>(std::cos(w * i)));
+            a.sin.push_back(static_cast<float>(std::sin(w * i)));
+        }
+        return a;
+    };
+    for (const StagePlan& p : plans_)
+        if (const GaborPlan* g = gaborOf(p); g && g->demodulated)
+            for (const GaborOrientationPlan& o : g->bank) phases_[&o] = Phases{table(o.wx, laneGroups(W) * kLanes), table(o.wy, H)};
     fixed8_ = !fixedTaps_.empty();
     const std::size_t fixed = fixed8_ ? FixedBand::workspaceShorts(W, static_cast<int>(fixedTaps_.size()) - 1) : 0;
     scratch_.assign(pool_.size(), Scratch{});

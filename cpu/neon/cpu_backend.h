@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/backend.h"
@@ -99,25 +100,41 @@ private:
     /// bank's first member, which a running maximum starts from).
     /// The vertical passes and the running maximum of a bank's orientation, and of its mirror
     /// where it has one, over the kLanes columns from c0 (cpu_gabor.cpp).
-    void columnsOfBank(const GaborPlan& plan, bool first, const GaborOrientationPlan& o, const GaborOrientationPlan* mirror,
-                       int group, bool strips, bool gaussStrips, Scratch& s, ImageView<float> out);
+    void columnsOfBank(const GaborPlan& plan, bool first, bool last, bool squared, const GaborOrientationPlan& o,
+                       const GaborOrientationPlan* mirror,
+                       int group, bool strips, bool gaussStrips, bool demod, Scratch& s, ImageView<float> out);
     /// A plane's storage as column strips: strip `group` holds columns [group x kLanes, + kLanes)
     /// of every row, in the block layout (cpu/neon/lines.h), which a vertical pass uses in place.
     static float* strip(Image<float>& plane, int group);
     /// A horizontal pass's block (rows [firstRow, + kLanes)) into the plane's strips.
     static void toStrips(float* block, int firstRow, Image<float>& plane);
+    /// cos and sin of w i along x (i < width rounded up to kLanes) and y (i < height) for each orientation of a
+    /// demodulated bank (GaborPlan::demodulated), made at configure.
+    struct Phases {
+        struct Axis {
+            std::vector<float> cos, sin;
+        } x, y;
+    };
     /// One orientation's response over a block of kLanes columns: its vertical pass (re, im)
     /// before the DC is removed, K_x K_y and its sector.
     struct Response {
         const float *re, *im;
         float dcGain;
         std::uint8_t sector;
+        /// Demodulated (DemodCascade): the response is the modulated one times e^{-i(wx x + wy y)},
+        /// and the DC term is turned alike. Else none.
+        const Phases* phases = nullptr;
+    };
+    /// Where a visit of a bank's columns stands: `first` initialises the maximum; `squared`: the
+    /// maximum is of squared magnitudes (ties at (1 + kTieTolerance)^2) until the `last` visit
+    /// takes its root; `sectors`: the winner's sector is kept.
+    struct TailStep {
+        bool first, last, squared, sectors;
     };
     /// A bank's tail over the kLanes columns from c0: the DC removed (dc: the Gaussian's block,
-    /// or none), the magnitude, and the running maximum with, where `sectors`, the winner's
-    /// sector, of `a` and then of `b` where given (a mirror): the first of near-equal maxima
-    /// stays (kTieTolerance); `first` initialises the maximum with `a`.
-    void bankTail(const Response& a, const Response* b, const float* dc, bool first, bool sectors, int c0,
+    /// or none), the magnitude, and the running maximum (and sector) of `a` and then of `b` where
+    /// given (a mirror): the first of near-equal maxima stays (kTieTolerance).
+    void bankTail(const Response& a, const Response* b, const float* dc, const TailStep& step, int c0,
                   ImageView<float> out);
     template <class Src>
     void gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
@@ -157,6 +174,7 @@ private:
     bool fixed8_ = false;  // process8 runs blur8: the chain is one blur with fixed-point taps
     bool avx2_;            // the fixed-point and float FIRs at AVX2's width (runsAvx2, read once)
     std::vector<Scratch> scratch_;  // one per worker thread
+    std::unordered_map<const GaborOrientationPlan*, Phases> phases_;  // Phases, per orientation
     Image<float> stageOut_[2];
     Image<float> re_, im_, gauss_, strength_;
     ImageView<float> rowPass_;  // a blur's rows: re_'s storage (their lives never overlap)

@@ -80,14 +80,20 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
             pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
                 float* b = scratch_[worker].block[0].data();
                 gatherRows(in, g * kLanes, b);
-                recursiveBlock(b, W, plan.dcBlur.recursive);
+                if (plan.demodulated) gaussianBlock(b, W, plan.dcDemod);
+                else recursiveBlock(b, W, plan.dcBlur.recursive);
                 toStrips(b, g * kLanes, gauss_);
             });
-            pool_.parallelFor(laneGroups(W), [&](int g, int) { recursiveBlock(strip(gauss_, g), H, plan.dcBlur.recursive); });
+            pool_.parallelFor(laneGroups(W), [&](int g, int) {
+                if (plan.demodulated) gaussianBlock(strip(gauss_, g), H, plan.dcDemod);
+                else recursiveBlock(strip(gauss_, g), H, plan.dcBlur.recursive);
+            });
         } else {
             blur(plan.dcBlur, in, gauss_.view());
         }
     }
+    const bool bankSink = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
+    const bool squared = bankSink && std::none_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); });
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         if (rowWise(o)) {
@@ -102,12 +108,17 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
         // The horizontal pass goes to the planes as column strips (toStrips), which the vertical
         // pass reads in place, unless the planes are the complex output.
         const bool strips = plan.sink != GaborSink::Complex;
+        // A bank's magnitudes need no remodulation: recursive ones run demodulated.
+        const bool demod = plan.demodulated && bankSink;
         pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
             Scratch& s = scratch_[worker];
             float* x = s.block[0].data();
             gatherRows(in, g * kLanes, x);
             float *re = x, *im = s.block[1].data();
-            if (plan.recursive) {
+            if (demod) {
+                const Phases::Axis& ph = phases_.at(&o).x;
+                demodulatedBlock(re, im, W, o.dx, o.wx == 0 ? nullptr : ph.cos.data(), ph.sin.data(), true);
+            } else if (plan.recursive) {
                 recursiveComplexBlock(re, im, W, o.x, true);
             } else {
                 re = s.block[2].data();
@@ -121,16 +132,18 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                 scatterRows(im, g * kLanes, im_.view());
             }
         });
+        // A bank of such orientations keeps squared magnitudes until its last visit.
+        const bool last = k + (mirror ? 2 : 1) == plan.bank.size();
         pool_.parallelFor(laneGroups(W), [&](int g, int worker) {
-            columnsOfBank(plan, k == 0, o, mirror, g, strips, gaussStrips, scratch_[worker], out);
+            columnsOfBank(plan, k == 0, last, squared, o, mirror, g, strips, gaussStrips, demod, scratch_[worker], out);
         });
         if (mirror) ++k;
     }
 }
 
-void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, const GaborOrientationPlan& o,
+void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, bool last, bool squared, const GaborOrientationPlan& o,
                                const GaborOrientationPlan* mirror, int group, bool strips, bool gaussStrips,
-                               Scratch& s, ImageView<float> out) {
+                               bool demod, Scratch& s, ImageView<float> out) {
     const int H = out.height, c0 = group * kLanes;
     float *re = s.block[0].data(), *im = s.block[1].data();
     if (strips) {
@@ -145,6 +158,11 @@ void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, const GaborOri
     else if (plan.removeDc) gatherColumns(ImageView<const float>(gauss_.view()), c0, gsum);
     // The vertical pass of one orientation from the horizontal pass in (re, im): where its result lies.
     auto vertical = [&](const GaborOrientationPlan& v, float* r, float* i, float* r2, float* i2) -> std::pair<float*, float*> {
+        if (demod) {
+            const Phases::Axis& ph = phases_.at(&v).y;
+            demodulatedBlock(r, i, H, v.dy, v.wy == 0 ? nullptr : ph.cos.data(), ph.sin.data(), false);
+            return {r, i};
+        }
         if (plan.recursive) {
             recursiveComplexBlock(r, i, H, v.y, false);
             return {r, i};
@@ -182,9 +200,12 @@ void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, const GaborOri
         }
     }
     const bool sectors = plan.sink == GaborSink::MaxEnergy;
+    auto response = [&](const GaborOrientationPlan& v, const float* r, const float* i) {
+        return Response{r, i, v.dcGain, v.sector, demod ? &phases_.at(&v) : nullptr};
+    };
     if (!mirror) {
         const auto [r, i] = vertical(o, re, im, s.block[2].data(), s.block[3].data());
-        bankTail({r, i, o.dcGain, o.sector}, nullptr, dc, first, sectors, c0, out);
+        bankTail(response(o, r, i), nullptr, dc, {first, last, squared, sectors}, c0, out);
         return;
     }
     // A mirror's horizontal pass is (re, -im). Recursive passes run in place, so the mirror's
@@ -198,17 +219,17 @@ void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, const GaborOri
         }
         const auto [r, i] = vertical(o, re, im, nullptr, nullptr);
         const auto [r2, i2] = vertical(*mirror, mr, mi, nullptr, nullptr);
-        const Response second{r2, i2, mirror->dcGain, mirror->sector};
-        bankTail({r, i, o.dcGain, o.sector}, &second, dc, first, sectors, c0, out);
+        const Response second = response(*mirror, r2, i2);
+        bankTail(response(o, r, i), &second, dc, {first, last, squared, sectors}, c0, out);
         return;
     }
     {
         const auto [r, i] = vertical(o, re, im, mr, mi);
-        bankTail({r, i, o.dcGain, o.sector}, nullptr, dc, first, sectors, c0, out);
+        bankTail(response(o, r, i), nullptr, dc, {first, false, squared, sectors}, c0, out);
     }
     for (int j = 0; j < H * kLanes; j += 4) vst1q_f32(im + j, vnegq_f32(vld1q_f32(im + j)));
     const auto [r, i] = vertical(*mirror, re, im, mr, mi);
-    bankTail({r, i, mirror->dcGain, mirror->sector}, nullptr, dc, false, sectors, c0, out);
+    bankTail(response(*mirror, r, i), nullptr, dc, {false, last, squared, sectors}, c0, out);
 }
 
 float* CpuBackend::strip(Image<float>& plane, int group) {
@@ -222,50 +243,85 @@ void CpuBackend::toStrips(float* block, int firstRow, Image<float>& plane) {
     const int groups = laneGroups(W);
     for (int x = W; x < groups * kLanes; ++x)
         std::copy(block::at(block, W - 1), block::at(block, W - 1) + kLanes, block::at(block, x));
-    for (int g = 0; g < groups; ++g)
-        scatterRows(block::at(block, g * kLanes), firstRow, ImageView<float>{strip(plane, g), kLanes, H, kLanes});
+    if (firstRow + kLanes > H) {  // the last rows: a partial tile
+        for (int g = 0; g < groups; ++g)
+            scatterRows(block::at(block, g * kLanes), firstRow, ImageView<float>{strip(plane, g), kLanes, H, kLanes});
+        return;
+    }
+    // Each strip's rows [firstRow, + kLanes) are one contiguous kLanes x kLanes tile, as are
+    // the block's columns: a tile transpose, 4 x 4 at a time.
+    for (int g = 0; g < groups; ++g) {
+        const float* src = block::at(block, g * kLanes);
+        float* dst = strip(plane, g) + static_cast<std::ptrdiff_t>(firstRow) * kLanes;
+        for (int c = 0; c < kLanes; c += 4)      // columns of the plane: samples of the block
+            for (int r = 0; r < kLanes; r += 4) {  // rows of the plane: lanes of the block
+                float32x4_t r0 = vld1q_f32(src + (c + 0) * kLanes + r), r1 = vld1q_f32(src + (c + 1) * kLanes + r);
+                float32x4_t r2 = vld1q_f32(src + (c + 2) * kLanes + r), r3 = vld1q_f32(src + (c + 3) * kLanes + r);
+                transpose4(r0, r1, r2, r3);
+                vst1q_f32(dst + (r + 0) * kLanes + c, r0);
+                vst1q_f32(dst + (r + 1) * kLanes + c, r1);
+                vst1q_f32(dst + (r + 2) * kLanes + c, r2);
+                vst1q_f32(dst + (r + 3) * kLanes + c, r3);
+            }
+    }
 }
 
-void CpuBackend::bankTail(const Response& a, const Response* b, const float* dc, bool first, bool sectors, int c0,
+void CpuBackend::bankTail(const Response& a, const Response* b, const float* dc, const TailStep& step, int c0,
                           ImageView<float> out) {
     const int valid = std::min(kLanes, out.width - c0);
-    const float up = static_cast<float>(1 + kTieTolerance);  // clearlyGreater's factor
-    // |re - K dc, im| of one response at block offset j: magnitudeBlock's arithmetic.
-    auto magnitude = [dc](const Response& z, std::ptrdiff_t j) {
-        float32x4_t r = vld1q_f32(z.re + j);
-        if (dc) r = vmlsq_n_f32(r, vld1q_f32(dc + j), z.dcGain);
-        const float32x4_t m = vld1q_f32(z.im + j);
-        return sqrtq(vaddq_f32(vmulq_f32(r, r), vmulq_f32(m, m)));
+    // clearlyGreater's factor, squared where the maximum is of squared magnitudes.
+    const float up = static_cast<float>(step.squared ? (1 + kTieTolerance) * (1 + kTieTolerance) : 1 + kTieTolerance);
+    // |re - K dc, im| (or its square) of one response at row y, lanes [l, l + 4): magnitudeBlock's
+    // arithmetic; demodulated, |z - K dc e^{-i(wx x + wy y)}|.
+    auto magnitude = [dc, c0, &step](const Response& z, int y, int l) {
+        const std::ptrdiff_t j = static_cast<std::ptrdiff_t>(y) * kLanes + l;
+        float32x4_t r = vld1q_f32(z.re + j), m = vld1q_f32(z.im + j);
+        if (dc && z.phases) {
+            const float32x4_t ca = vld1q_f32(z.phases->x.cos.data() + c0 + l), sa = vld1q_f32(z.phases->x.sin.data() + c0 + l);
+            const float cb = z.phases->y.cos[y], sb = z.phases->y.sin[y];
+            const float32x4_t k = vmulq_n_f32(vld1q_f32(dc + j), z.dcGain);
+            r = vmlsq_f32(r, k, vmlsq_n_f32(vmulq_n_f32(ca, cb), sa, sb));  // cos(a + b)
+            m = vmlaq_f32(m, k, vmlaq_n_f32(vmulq_n_f32(sa, cb), ca, sb));  // sin(a + b)
+        } else if (dc) {
+            r = vmlsq_n_f32(r, vld1q_f32(dc + j), z.dcGain);
+        }
+        const float32x4_t square = vaddq_f32(vmulq_f32(r, r), vmulq_f32(m, m));
+        return step.squared ? square : sqrtq(square);
     };
     float m[2][kLanes];
     std::uint32_t wins[2][kLanes];
     for (int y = 0; y < out.height; ++y) {
         float* dst = out.row(y) + c0;
-        const std::ptrdiff_t j0 = static_cast<std::ptrdiff_t>(y) * kLanes;
-        std::uint8_t* sec = sectors ? sector_.row(y) + c0 : nullptr;  // a bank of edges only
+        std::uint8_t* sec = step.sectors ? sector_.row(y) + c0 : nullptr;  // a bank of edges only
         for (int v = 0; v < kLanes; v += 4) {
-            vst1q_f32(m[0] + v, magnitude(a, j0 + v));
-            if (b) vst1q_f32(m[1] + v, magnitude(*b, j0 + v));
+            vst1q_f32(m[0] + v, magnitude(a, y, v));
+            if (b) vst1q_f32(m[1] + v, magnitude(*b, y, v));
         }
-        if (valid < kLanes || first) {
+        if (valid < kLanes) {
             // The first response initialises the maximum; the mirror's is compared with it.
             for (int l = 0; l < valid; ++l) {
-                if (first || clearlyGreater(m[0][l], dst[l])) {
-                    dst[l] = m[0][l];
+                float d = step.first ? 0.0f : dst[l];
+                if (step.first || m[0][l] > d * up) {
+                    d = m[0][l];
                     if (sec) sec[l] = a.sector;
                 }
-                if (b && clearlyGreater(m[1][l], dst[l])) {
-                    dst[l] = m[1][l];
+                if (b && m[1][l] > d * up) {
+                    d = m[1][l];
                     if (sec) sec[l] = b->sector;
                 }
+                dst[l] = step.squared && step.last ? std::sqrt(d) : d;
             }
             continue;
         }
         for (int v = 0; v < kLanes; v += 4) {
-            float32x4_t d = vld1q_f32(dst + v);
             const float32x4_t n0 = vld1q_f32(m[0] + v);
-            const uint32x4_t w0 = vcgtq_f32(n0, vmulq_n_f32(d, up));
-            d = vbslq_f32(w0, n0, d);
+            float32x4_t d = n0;  // first: the maximum is not read
+            uint32x4_t w0 = vdupq_n_u32(~0u);
+            if (!step.first) {
+                d = vld1q_f32(dst + v);
+                w0 = vcgtq_f32(n0, vmulq_n_f32(d, up));
+                d = vbslq_f32(w0, n0, d);
+            }
             vst1q_u32(wins[0] + v, w0);
             if (b) {
                 const float32x4_t n1 = vld1q_f32(m[1] + v);
@@ -273,7 +329,7 @@ void CpuBackend::bankTail(const Response& a, const Response* b, const float* dc,
                 d = vbslq_f32(w1, n1, d);
                 vst1q_u32(wins[1] + v, w1);
             }
-            vst1q_f32(dst + v, d);
+            vst1q_f32(dst + v, step.squared && step.last ? sqrtq(d) : d);
         }
         if (sec)
             for (int l = 0; l < kLanes; ++l) {

@@ -160,5 +160,14 @@ void recursiveBlock(float* data, int n, const CascadeFloat& f);
 /// Recursive Gabor along a block: complex in place. With realInput the imaginary input is taken
 /// as zero and `im` need not be initialised.
 void recursiveComplexBlock(float* re, float* im, int n, const CascadeFloat& f, bool realInput);
+/// The same pass demodulated (DemodCascade, core/plan.h), in place: sample i is multiplied by
+/// e^{-i w i} = cosw[i] - i sinw[i] (none for w = 0), then runs the Gaussian's real recursion; the
+/// result is the modulated pass's times e^{-i w i}. With realInput the imaginary input is taken as
+/// zero and `im` need not be initialised.
+void demodulatedBlock(float* re, float* im, int n, const DemodCascade& f, const float* cosw, const float* sinw,
+                      bool realInput);
+/// The recursive Gaussian along a block in place, in demodulatedBlock's second-order form (f:
+/// demodCascade at w = 0): the real line alone.
+void gaussianBlock(float* data, int n, const DemodCascade& f);
 
 } // namespace striate::cpu

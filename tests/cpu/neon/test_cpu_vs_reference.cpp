@@ -59,6 +59,12 @@ std::vector<Case> cases() {
     chains.push_back("gabor sigma=10 wavelength=20 orientation=45 method=recursive");
     chains.push_back("gabor sigma=3 wavelength=8 orientations=6");
     chains.push_back("gabor sigma=1 wavelength=4 orientations=4 method=direct");
+    // Banks: mirrors (bankOrder) demodulated, modulated above kDemodulatedMaxSigma, none where
+    // the bank has no mirrors (an odd count's last, an offset), the DC kept.
+    chains.push_back("gabor sigma=10 wavelength=20 orientations=5 method=recursive");
+    chains.push_back("gabor sigma=4 wavelength=8 orientation=10 orientations=3");
+    chains.push_back("gabor sigma=5 wavelength=9 orientations=4 remove-dc=false");
+    chains.push_back("edges method=gabor sigma=9 wavelength=16 orientations=6 output=strength");
     chains.push_back("blur sigma=1 ! gabor sigma=4 wavelength=10 orientation=30 output=real");
     chains.push_back("edges");
     chains.push_back("edges sigma=2.5 low-threshold=0.01 high-threshold=0.04 output=overlay");
