@@ -133,8 +133,14 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     };
     size(stageOut_[0], true);
     size(stageOut_[1], chain_.stages.size() > 1);
-    size(re_, need.rowPass || need.complex);
-    size(im_, need.complex);
+    // Half the columns: the first part's strips (toStrips), the larger.
+    const int complexWidth = need.halfColumns ? (laneGroups(W) + 1) / 2 * kLanes : W;
+    halfColumns_ = need.halfColumns;
+    if (need.rowPass || need.complex) re_.reset(need.rowPass ? W : complexWidth, H);
+    else re_.release();
+    if (need.complex) im_.reset(complexWidth, H);
+    else im_.release();
+    spanStates_.assign(need.halfColumns ? static_cast<std::size_t>(laneGroups(H)) * 12 * kLanes : 0, 0.0f);
     size(gauss_, need.gauss);
     size(strength_, need.strength);
     size(sector_, need.sector);
@@ -151,12 +157,15 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
 CpuBackend::Planes CpuBackend::planesFor() const {
     Planes need;
     const auto blurRows = [&](const BlurPlan& b) { return !(b.method == BlurMethod::Direct && banded(b)); };
+    bool halves = true;  // every Gabor stage's complex planes may hold half the columns
     const auto gabor = [&](const GaborPlan& g) {
         const bool allRowWise = std::all_of(g.bank.begin(), g.bank.end(), [&](const auto& o) { return rowWise(o); });
-        need.complex |= !allRowWise || g.sink == GaborSink::Complex;
+        const bool complex = !allRowWise || g.sink == GaborSink::Complex;
+        need.complex |= complex;
+        if (complex) halves &= g.demodulated && (g.sink == GaborSink::MaxMagnitude || g.sink == GaborSink::MaxEnergy);
         if (g.removeDc && !allRowWise) {
             need.gauss = true;
-            need.rowPass |= blurRows(g.dcBlur);
+            need.rowPass |= !dcInStrips(g) && blurRows(g.dcBlur);
         }
     };
     for (const StagePlan& plan : plans_)
@@ -171,6 +180,7 @@ CpuBackend::Planes CpuBackend::planesFor() const {
                               },
                               [&](const ThresholdStagePlan& p) { need.rowPass |= blurRows(p.mean); }},
                    plan);
+    need.halfColumns = need.complex && halves && !need.rowPass && laneGroups(format_.width) > 1;
     return need;
 }
 

@@ -70,6 +70,7 @@ private:
     struct Planes {
         bool rowPass = false;   ///< a blur's rows (row-wise schedule or block engine)
         bool complex = false;   ///< a Gabor's real and imaginary planes (re_, im_)
+        bool halfColumns = false;  ///< ... holding half the columns' strips at a time (halfColumns_)
         bool gauss = false;     ///< a blurred plane: a Gabor's DC, a Canny smoothing outside the bands
         bool strength = false;  ///< an edge strength plane
         bool sector = false;    ///< a Gabor bank's NMS sectors
@@ -101,13 +102,19 @@ private:
     /// The vertical passes and the running maximum of a bank's orientation, and of its mirror
     /// where it has one, over the kLanes columns from c0 (cpu_gabor.cpp).
     void columnsOfBank(const GaborPlan& plan, bool first, bool last, bool squared, const GaborOrientationPlan& o,
-                       const GaborOrientationPlan* mirror,
-                       int group, bool strips, bool gaussStrips, bool demod, Scratch& s, ImageView<float> out);
+                       const GaborOrientationPlan* mirror, int group, int slot, bool strips, bool gaussStrips, bool demod,
+                       Scratch& s, ImageView<float> out);
     /// A plane's storage as column strips: strip `group` holds columns [group x kLanes, + kLanes)
     /// of every row, in the block layout (cpu/neon/lines.h), which a vertical pass uses in place.
     static float* strip(Image<float>& plane, int group);
-    /// A horizontal pass's block (rows [firstRow, + kLanes)) into the plane's strips.
-    static void toStrips(float* block, int firstRow, Image<float>& plane);
+    /// Whether a Gabor stage makes its DC plane (a recursive Gaussian) straight in strips, with no
+    /// row-pass plane: every sink but the complex planes.
+    static bool dcInStrips(const GaborPlan& plan) {
+        return plan.dcBlur.method == BlurMethod::Recursive && plan.sink != GaborSink::Complex;
+    }
+    /// A horizontal pass's block (rows [firstRow, + kLanes)) into the plane's strips: strips
+    /// [g0, g1) of the frame, stored from the plane's first.
+    void toStrips(float* block, int firstRow, Image<float>& plane, int g0, int g1) const;
     /// cos and sin of w i along x (i < width rounded up to kLanes) and y (i < height) for each orientation of a
     /// demodulated bank (GaborPlan::demodulated), made at configure.
     struct Phases {
@@ -175,6 +182,10 @@ private:
     bool avx2_;            // the fixed-point and float FIRs at AVX2's width (runsAvx2, read once)
     std::vector<Scratch> scratch_;  // one per worker thread
     std::unordered_map<const GaborOrientationPlan*, Phases> phases_;  // Phases, per orientation
+    /// The complex planes hold half the frame's column strips: every Gabor stage is a
+    /// demodulated bank (its lines in two calls, DemodSpan) and no blur's rows need them whole.
+    bool halfColumns_ = false;
+    std::vector<float> spanStates_;  // DemodSpan's states, 12 x kLanes floats per row group
     Image<float> stageOut_[2];
     Image<float> re_, im_, gauss_, strength_;
     ImageView<float> rowPass_;  // a blur's rows: re_'s storage (their lives never overlap)

@@ -74,7 +74,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
     const int W = in.width, H = in.height;
     // Row-wise orientations remove the DC in their taps; the others subtract a blurred plane. A
     // recursive one is made in column strips, as the vertical passes read it.
-    const bool gaussStrips = plan.dcBlur.method == BlurMethod::Recursive && plan.sink != GaborSink::Complex;
+    const bool gaussStrips = dcInStrips(plan);
     if (plan.removeDc && !std::all_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); })) {
         if (gaussStrips) {
             pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
@@ -82,7 +82,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                 gatherRows(in, g * kLanes, b);
                 if (plan.demodulated) gaussianBlock(b, W, plan.dcDemod);
                 else recursiveBlock(b, W, plan.dcBlur.recursive);
-                toStrips(b, g * kLanes, gauss_);
+                toStrips(b, g * kLanes, gauss_, 0, laneGroups(W));
             });
             pool_.parallelFor(laneGroups(W), [&](int g, int) {
                 if (plan.demodulated) gaussianBlock(strip(gauss_, g), H, plan.dcDemod);
@@ -93,6 +93,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
         }
     }
     const bool bankSink = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
+    // A bank of block-engine orientations keeps squared magnitudes until its last visit.
     const bool squared = bankSink && std::none_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); });
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
@@ -110,45 +111,53 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
         const bool strips = plan.sink != GaborSink::Complex;
         // A bank's magnitudes need no remodulation: recursive ones run demodulated.
         const bool demod = plan.demodulated && bankSink;
-        pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
-            Scratch& s = scratch_[worker];
-            float* x = s.block[0].data();
-            gatherRows(in, g * kLanes, x);
-            float *re = x, *im = s.block[1].data();
-            if (demod) {
-                const Phases::Axis& ph = phases_.at(&o).x;
-                demodulatedBlock(re, im, W, o.dx, o.wx == 0 ? nullptr : ph.cos.data(), ph.sin.data(), true);
-            } else if (plan.recursive) {
-                recursiveComplexBlock(re, im, W, o.x, true);
-            } else {
-                re = s.block[2].data();
-                firGaborRealBlock(x, re, im, W, o.tx);
-            }
-            if (strips) {
-                toStrips(re, g * kLanes, re_);
-                toStrips(im, g * kLanes, im_);
-            } else {
-                scatterRows(re, g * kLanes, re_.view());
-                scatterRows(im, g * kLanes, im_.view());
-            }
-        });
-        // A bank of such orientations keeps squared magnitudes until its last visit.
+        // halfColumns_: the planes hold half the strips; the columns go in two parts, the
+        // horizontal pass in two calls (DemodSpan: the second half of a line costs half again).
+        const int groups = laneGroups(W), split = halfColumns_ ? (groups + 1) / 2 : groups;
         const bool last = k + (mirror ? 2 : 1) == plan.bank.size();
-        pool_.parallelFor(laneGroups(W), [&](int g, int worker) {
-            columnsOfBank(plan, k == 0, last, squared, o, mirror, g, strips, gaussStrips, demod, scratch_[worker], out);
-        });
+        for (int part = 0; part < (split < groups ? 2 : 1); ++part) {
+            const int g0 = part == 0 ? 0 : split, g1 = part == 0 ? split : groups;
+            pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
+                Scratch& s = scratch_[worker];
+                float* x = s.block[0].data();
+                gatherRows(in, g * kLanes, x);
+                float *re = x, *im = s.block[1].data();
+                if (demod) {
+                    const Phases::Axis& ph = phases_.at(&o).x;
+                    const DemodSpan span{split * kLanes, g0 > 0, spanStates_.data() + static_cast<std::ptrdiff_t>(g) * 12 * kLanes};
+                    demodulatedBlock(re, im, W, o.dx, o.wx == 0 ? nullptr : ph.cos.data(), ph.sin.data(), true,
+                                     halfColumns_ ? &span : nullptr);
+                } else if (plan.recursive) {
+                    recursiveComplexBlock(re, im, W, o.x, true);
+                } else {
+                    re = s.block[2].data();
+                    firGaborRealBlock(x, re, im, W, o.tx);
+                }
+                if (strips) {
+                    toStrips(re, g * kLanes, re_, g0, g1);
+                    toStrips(im, g * kLanes, im_, g0, g1);
+                } else {
+                    scatterRows(re, g * kLanes, re_.view());
+                    scatterRows(im, g * kLanes, im_.view());
+                }
+            });
+            pool_.parallelFor(g1 - g0, [&](int j, int worker) {
+                columnsOfBank(plan, k == 0, last, squared, o, mirror, g0 + j, j, strips, gaussStrips, demod,
+                              scratch_[worker], out);
+            });
+        }
         if (mirror) ++k;
     }
 }
 
 void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, bool last, bool squared, const GaborOrientationPlan& o,
-                               const GaborOrientationPlan* mirror, int group, bool strips, bool gaussStrips,
+                               const GaborOrientationPlan* mirror, int group, int slot, bool strips, bool gaussStrips,
                                bool demod, Scratch& s, ImageView<float> out) {
     const int H = out.height, c0 = group * kLanes;
     float *re = s.block[0].data(), *im = s.block[1].data();
     if (strips) {
-        re = strip(re_, group);
-        im = strip(im_, group);
+        re = strip(re_, slot);
+        im = strip(im_, slot);
     } else {
         gatherColumns(ImageView<const float>(re_.view()), c0, re);
         gatherColumns(ImageView<const float>(im_.view()), c0, im);
@@ -236,23 +245,22 @@ float* CpuBackend::strip(Image<float>& plane, int group) {
     return plane.data() + static_cast<std::ptrdiff_t>(group) * kLanes * plane.height();
 }
 
-void CpuBackend::toStrips(float* block, int firstRow, Image<float>& plane) {
+void CpuBackend::toStrips(float* block, int firstRow, Image<float>& plane, int g0, int g1) const {
     // Plane rows are padded to 16 floats, so the strips fill exactly its storage; the lanes past
-    // the last column repeat it, as gatherColumns does.
-    const int W = plane.width(), H = plane.height();
-    const int groups = laneGroups(W);
-    for (int x = W; x < groups * kLanes; ++x)
+    // the last column (of the frame, the block's width) repeat it, as gatherColumns does.
+    const int W = format_.width, H = plane.height();
+    for (int x = W; x < laneGroups(W) * kLanes; ++x)
         std::copy(block::at(block, W - 1), block::at(block, W - 1) + kLanes, block::at(block, x));
     if (firstRow + kLanes > H) {  // the last rows: a partial tile
-        for (int g = 0; g < groups; ++g)
-            scatterRows(block::at(block, g * kLanes), firstRow, ImageView<float>{strip(plane, g), kLanes, H, kLanes});
+        for (int g = g0; g < g1; ++g)
+            scatterRows(block::at(block, g * kLanes), firstRow, ImageView<float>{strip(plane, g - g0), kLanes, H, kLanes});
         return;
     }
     // Each strip's rows [firstRow, + kLanes) are one contiguous kLanes x kLanes tile, as are
     // the block's columns: a tile transpose, 4 x 4 at a time.
-    for (int g = 0; g < groups; ++g) {
+    for (int g = g0; g < g1; ++g) {
         const float* src = block::at(block, g * kLanes);
-        float* dst = strip(plane, g) + static_cast<std::ptrdiff_t>(firstRow) * kLanes;
+        float* dst = strip(plane, g - g0) + static_cast<std::ptrdiff_t>(firstRow) * kLanes;
         for (int c = 0; c < kLanes; c += 4)      // columns of the plane: samples of the block
             for (int r = 0; r < kLanes; r += 4) {  // rows of the plane: lanes of the block
                 float32x4_t r0 = vld1q_f32(src + (c + 0) * kLanes + r), r1 = vld1q_f32(src + (c + 1) * kLanes + r);

@@ -332,10 +332,11 @@ inline float32x4_t secondOrder(float32x4_t x, float32x4_t& s0, float32x4_t& y1, 
 }
 
 /// demodulatedBlock over the vectors [v0, v0 + V) of the block's lanes; !kComplex: a real line
-/// (the Gaussian, w = 0), whose imaginary part is neither read nor written.
+/// (the Gaussian, w = 0), whose imaginary part is neither read nor written. With a span, one of
+/// the line's two calls (DemodSpan).
 template <int V, bool kComplex>
 void demodulatedVectors(float* re, float* im, int n, const DemodCascade& f, const float* cosw, const float* sinw,
-                        bool realInput, int v0) {
+                        bool realInput, int v0, const DemodSpan* span) {
     const float32x4_t zero = vdupq_n_f32(0.0f);
     // Sample i demodulated: (r c + m s, m c - r s), c + i s = e^{i w i}.
     auto load = [&](int i, int v) -> C4 {
@@ -345,24 +346,61 @@ void demodulatedVectors(float* re, float* im, int n, const DemodCascade& f, cons
         const float c = cosw[i], s = sinw[i];
         return {vmlaq_n_f32(vmulq_n_f32(r, c), m, s), vmlsq_n_f32(vmulq_n_f32(m, c), r, s)};
     };
+    // A span's saved states: six complex values a lane (causal s0, y1, y2 after sample mid - 1,
+    // then the anticausal start), each as kLanes real parts then kLanes imaginary ones.
+    auto saved = [&](int k, int v) -> C4 {
+        const float* p = span->state + static_cast<std::ptrdiff_t>(k) * 2 * kLanes + 4 * (v0 + v);
+        return {vld1q_f32(p), vld1q_f32(p + kLanes)};
+    };
+    auto save = [&](int k, int v, C4 z) {
+        float* p = span->state + static_cast<std::ptrdiff_t>(k) * 2 * kLanes + 4 * (v0 + v);
+        vst1q_f32(p, z.r);
+        vst1q_f32(p + kLanes, z.i);
+    };
+    const bool second = span && span->second;
+    const int begin = second ? span->mid : 0;
     C4 s0[V], y1[V], y2[V], last[V];
     for (int v = 0; v < V; ++v) {
+        if (second) {
+            s0[v] = saved(0, v);
+            y1[v] = saved(1, v);
+            y2[v] = saved(2, v);
+            continue;
+        }
         const C4 x0 = load(0, v);  // e^{0} = 1: the sample as given
         last[v] = load(n - 1, v);
         s0[v] = cmulScalar(x0, f.cr[0], f.ci[0]);
         y1[v] = cmulScalar(x0, f.cr[1], f.ci[1]);
         y2[v] = cmulScalar(x0, f.cr[2], f.ci[2]);
     }
-    for (int i = 0; i < n; ++i) {
+    auto causal = [&](int from, int to) {
+        for (int i = from; i < to; ++i)
+            for (int v = 0; v < V; ++v) {
+                const C4 x = load(i, v);
+                vst1q_f32(at(re, i) + 4 * (v0 + v), vmulq_n_f32(secondOrder(x.r, s0[v].r, y1[v].r, y2[v].r, f), f.B));
+                if constexpr (kComplex)
+                    vst1q_f32(at(im, i) + 4 * (v0 + v), vmulq_n_f32(secondOrder(x.i, s0[v].i, y1[v].i, y2[v].i, f), f.B));
+            }
+    };
+    if (span && !second) {
+        causal(0, span->mid);
         for (int v = 0; v < V; ++v) {
-            const C4 x = load(i, v);
-            vst1q_f32(at(re, i) + 4 * (v0 + v), vmulq_n_f32(secondOrder(x.r, s0[v].r, y1[v].r, y2[v].r, f), f.B));
-            if constexpr (kComplex)
-                vst1q_f32(at(im, i) + 4 * (v0 + v), vmulq_n_f32(secondOrder(x.i, s0[v].i, y1[v].i, y2[v].i, f), f.B));
+            save(0, v, s0[v]);
+            save(1, v, y1[v]);
+            save(2, v, y2[v]);
         }
+        causal(span->mid, n);
+    } else {
+        causal(begin, n);
     }
     C4 t0[V], v1[V], v2[V];
     for (int v = 0; v < V; ++v) {
+        if (second) {
+            t0[v] = saved(3, v);
+            v1[v] = saved(4, v);
+            v2[v] = saved(5, v);
+            continue;
+        }
         const C4 state[4] = {last[v], s0[v], y1[v], y2[v]};
         C4 out[3];
         for (int j = 0; j < 3; ++j) {
@@ -372,8 +410,13 @@ void demodulatedVectors(float* re, float* im, int n, const DemodCascade& f, cons
         t0[v] = out[0];
         v1[v] = out[1];
         v2[v] = out[2];
+        if (span) {
+            save(3, v, t0[v]);
+            save(4, v, v1[v]);
+            save(5, v, v2[v]);
+        }
     }
-    for (int i = n - 1; i >= 0; --i) {
+    for (int i = n - 1; i >= begin; --i) {
         for (int v = 0; v < V; ++v) {
             float* pr = at(re, i) + 4 * (v0 + v);
             vst1q_f32(pr, vmulq_n_f32(secondOrder(vld1q_f32(pr), t0[v].r, v1[v].r, v2[v].r, f), f.B));
@@ -388,18 +431,18 @@ void demodulatedVectors(float* re, float* im, int n, const DemodCascade& f, cons
 } // namespace
 
 void demodulatedBlock(float* re, float* im, int n, const DemodCascade& f, const float* cosw, const float* sinw,
-                      bool realInput) {
+                      bool realInput, const DemodSpan* span) {
     // The states of four vectors (24 registers) fit AArch64's 32; with 16 (x86, ARMv7) the
     // vectors go two at a time, the block staying in cache.
 #if defined(__aarch64__)
-    demodulatedVectors<kVectors, true>(re, im, n, f, cosw, sinw, realInput, 0);
+    demodulatedVectors<kVectors, true>(re, im, n, f, cosw, sinw, realInput, 0, span);
 #else
-    for (int v0 = 0; v0 < kVectors; v0 += 2) demodulatedVectors<2, true>(re, im, n, f, cosw, sinw, realInput, v0);
+    for (int v0 = 0; v0 < kVectors; v0 += 2) demodulatedVectors<2, true>(re, im, n, f, cosw, sinw, realInput, v0, span);
 #endif
 }
 
 void gaussianBlock(float* data, int n, const DemodCascade& f) {
-    demodulatedVectors<kVectors, false>(data, nullptr, n, f, nullptr, nullptr, true, 0);
+    demodulatedVectors<kVectors, false>(data, nullptr, n, f, nullptr, nullptr, true, 0, nullptr);
 }
 
 void recursiveBlock(float* data, int n, const CascadeFloat& f) {
