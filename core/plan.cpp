@@ -139,6 +139,10 @@ GaborPlan planBank(const GaborSpec& spec, const std::vector<double>& orientation
                                                   gaborAxisDcGain(spec.sigma, w.wy, p.recursive)
                                             : 0.0;
         o.dcGain = static_cast<float>(dcGain);
+        if (o.mirrorsPrevious) {
+            if (p.recursive) o.yOnPartner = cascadeFloat(recursiveCascade(spec.sigma, -w.wy));
+            else o.tyOnPartner = gaborTapsFloat(spec.sigma, -w.wy);
+        }
         if (!p.recursive && (!o.ty.sine || !o.tx.sine)) {
             o.alongX = !o.ty.sine;
             const GaborTaps& free = o.alongX ? o.ty : o.tx;

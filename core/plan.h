@@ -88,6 +88,11 @@ struct GaborOrientationPlan {
     /// Its frequencies are (-wx, wy) of the one before it in the bank (core/spec.h, bankOrder): on
     /// a real input its horizontal pass is that one's conjugate.
     bool mirrorsPrevious = false;
+    /// A mirror's vertical pass at -wy (recursive or direct), to run on its partner's horizontal
+    /// pass: g(wy) * conj(h) = conj(g(-wy) * h), so the result is this orientation's response
+    /// conjugated (the same magnitude, the DC term being real) with no horizontal pass of its own.
+    CascadeFloat yOnPartner{};
+    GaborTaps tyOnPartner;
     /// Direct, with one axis free of frequency (0 or 90 degrees): a complex pass along the other
     /// axis (`along`: its cosine taps less K_x K_y times the Gaussian's, which removes the DC
     /// without a blurred plane, since the free axis's taps are the Gaussian's) and a real one

@@ -124,9 +124,12 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                 float *re = x, *im = s.block[1].data();
                 if (demod) {
                     const Phases::Axis& ph = phases_.at(&o).x;
-                    const DemodSpan span{split * kLanes, g0 > 0, spanStates_.data() + static_cast<std::ptrdiff_t>(g) * 12 * kLanes};
-                    demodulatedBlock(re, im, W, o.dx, o.wx == 0 ? nullptr : ph.cos.data(), ph.sin.data(), true,
-                                     halfColumns_ ? &span : nullptr);
+                    if (halfColumns_) {
+                        const DemodSpan span{split * kLanes, g0 > 0, spanStates_.data() + static_cast<std::ptrdiff_t>(g) * 12 * kLanes};
+                        demodulatedBlock(re, im, W, o.dx, o.wx == 0 ? nullptr : ph.cos.data(), ph.sin.data(), true, &span);
+                    } else {
+                        demodulatedBlock(re, im, W, o.dx, o.wx == 0 ? nullptr : ph.cos.data(), ph.sin.data(), true);
+                    }
                 } else if (plan.recursive) {
                     recursiveComplexBlock(re, im, W, o.x, true);
                 } else {

@@ -42,6 +42,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     const bool bank = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
     Value best;  // bank: running maximum, and for edges the winner's sector in the imaginary part
     Value result;
+    Value h;  // the last horizontal pass, which a mirror shares
     for (std::size_t k = 0; k < plan.bank.size() && failure_; ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first. u_combine: the
@@ -93,8 +94,13 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
             return value;
         };
         const Tail* fused = packed_ ? nullptr : &tail;
-        Value h, z;
-        if (plan.recursive) {
+        Value z;
+        if (o.mirrorsPrevious) {
+            // A mirror: its partner's horizontal pass, then the vertical pass at -wy (its response
+            // conjugated; a bank takes magnitudes).
+            z = plan.recursive ? recursive(o.yOnPartner, 1, h, true, fused)
+                               : tapsAxis(o.tyOnPartner, 1, h, true, "gabor.direct", fused);
+        } else if (plan.recursive) {
             h = recursive(o.x, 0, in, true);
             z = recursive(o.y, 1, h, true, fused);
         } else {
