@@ -99,11 +99,23 @@ private:
     void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
     /// One row-wise orientation of a Gabor stage, banded, into the plan's sink (first: the
     /// bank's first member, which a running maximum starts from).
+    /// Where a visit of a bank's columns stands: `first` initialises the maximum; `squared`: the
+    /// maximum is of squared magnitudes (ties at (1 + kTieTolerance)^2) until the `last` visit
+    /// takes its root; `sectors`: the winner's sector is kept.
+    struct TailStep {
+        bool first, last, squared, sectors;
+    };
+    /// Which kLanes columns a visit covers and how they are held: the frame's strip `group`, at
+    /// `slot` of the complex planes; the horizontal pass in strips (else in rows, gathered), the
+    /// DC plane in strips, demodulated, the horizontal pass real (no frequency along x).
+    struct Columns {
+        int group, slot;
+        bool strips, gaussStrips, demod, realX;
+    };
     /// The vertical passes and the running maximum of a bank's orientation, and of its mirror
-    /// where it has one, over the kLanes columns from c0 (cpu_gabor.cpp).
-    void columnsOfBank(const GaborPlan& plan, bool first, bool last, bool squared, const GaborOrientationPlan& o,
-                       const GaborOrientationPlan* mirror, int group, int slot, bool strips, bool gaussStrips, bool demod,
-                       Scratch& s, ImageView<float> out);
+    /// where it has one, over one strip of columns (cpu_gabor.cpp).
+    void columnsOfBank(const GaborPlan& plan, const TailStep& step, const GaborOrientationPlan& o,
+                       const GaborOrientationPlan* mirror, const Columns& at, Scratch& s, ImageView<float> out);
     /// A plane's storage as column strips: strip `group` holds columns [group x kLanes, + kLanes)
     /// of every row, in the block layout (cpu/neon/lines.h), which a vertical pass uses in place.
     static float* strip(Image<float>& plane, int group);
@@ -131,12 +143,6 @@ private:
         /// Demodulated (DemodCascade): the response is the modulated one times e^{-i(wx x + wy y)},
         /// and the DC term is turned alike. Else none.
         const Phases* phases = nullptr;
-    };
-    /// Where a visit of a bank's columns stands: `first` initialises the maximum; `squared`: the
-    /// maximum is of squared magnitudes (ties at (1 + kTieTolerance)^2) until the `last` visit
-    /// takes its root; `sectors`: the winner's sector is kept.
-    struct TailStep {
-        bool first, last, squared, sectors;
     };
     /// A bank's tail over the kLanes columns from c0: the DC removed (dc: the Gaussian's block,
     /// or none), the magnitude, and the running maximum (and sector) of `a` and then of `b` where

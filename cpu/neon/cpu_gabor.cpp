@@ -10,6 +10,10 @@
 namespace striate::cpu {
 namespace {
 
+/// An axis frequency taken as none: its phase stays below 1e-7 radians over 65536 samples (90
+/// degrees' wx is w cos 90 = 6e-17 w, the rounding of the degrees' conversion).
+constexpr double kNoFrequency = 1e-12;
+
 /// Magnitude of four (re, im) lanes at a time over a block.
 void magnitudeBlock(const float* re, const float* im, float* out, int n) {
     for (int i = 0; i < n * kLanes; i += 4) {
@@ -111,6 +115,9 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
         const bool strips = plan.sink != GaborSink::Complex;
         // A bank's magnitudes need no remodulation: recursive ones run demodulated.
         const bool demod = plan.demodulated && bankSink;
+        // No frequency along x (90 degrees: wx = w cos 90 = 1e-17 w): the horizontal pass is real,
+        // its imaginary part not made, and the vertical pass takes a real input.
+        const bool realX = demod && !mirror && std::abs(o.wx) < kNoFrequency;
         // halfColumns_: the planes hold half the strips; the columns go in two parts, the
         // horizontal pass in two calls (DemodSpan: the second half of a line costs half again).
         const int groups = laneGroups(W), split = halfColumns_ ? (groups + 1) / 2 : groups;
@@ -124,12 +131,11 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                 float *re = x, *im = s.block[1].data();
                 if (demod) {
                     const Phases::Axis& ph = phases_.at(&o).x;
-                    if (halfColumns_) {
-                        const DemodSpan span{split * kLanes, g0 > 0, spanStates_.data() + static_cast<std::ptrdiff_t>(g) * 12 * kLanes};
-                        demodulatedBlock(re, im, W, o.dx, o.wx == 0 ? nullptr : ph.cos.data(), ph.sin.data(), true, &span);
-                    } else {
-                        demodulatedBlock(re, im, W, o.dx, o.wx == 0 ? nullptr : ph.cos.data(), ph.sin.data(), true);
-                    }
+                    const DemodSpan span{split * kLanes, g0 > 0,
+                                         halfColumns_ ? spanStates_.data() + static_cast<std::ptrdiff_t>(g) * 12 * kLanes : nullptr};
+                    const DemodSpan* half = halfColumns_ ? &span : nullptr;
+                    if (realX) gaussianBlock(re, W, o.dx, half);
+                    else demodulatedBlock(re, im, W, o.dx, ph.cos.data(), ph.sin.data(), true, half);
                 } else if (plan.recursive) {
                     recursiveComplexBlock(re, im, W, o.x, true);
                 } else {
@@ -138,41 +144,40 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                 }
                 if (strips) {
                     toStrips(re, g * kLanes, re_, g0, g1);
-                    toStrips(im, g * kLanes, im_, g0, g1);
+                    if (!realX) toStrips(im, g * kLanes, im_, g0, g1);
                 } else {
                     scatterRows(re, g * kLanes, re_.view());
                     scatterRows(im, g * kLanes, im_.view());
                 }
             });
             pool_.parallelFor(g1 - g0, [&](int j, int worker) {
-                columnsOfBank(plan, k == 0, last, squared, o, mirror, g0 + j, j, strips, gaussStrips, demod,
-                              scratch_[worker], out);
+                columnsOfBank(plan, {k == 0, last, squared, plan.sink == GaborSink::MaxEnergy}, o, mirror,
+                              {g0 + j, j, strips, gaussStrips, demod, realX}, scratch_[worker], out);
             });
         }
         if (mirror) ++k;
     }
 }
 
-void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, bool last, bool squared, const GaborOrientationPlan& o,
-                               const GaborOrientationPlan* mirror, int group, int slot, bool strips, bool gaussStrips,
-                               bool demod, Scratch& s, ImageView<float> out) {
-    const int H = out.height, c0 = group * kLanes;
+void CpuBackend::columnsOfBank(const GaborPlan& plan, const TailStep& step, const GaborOrientationPlan& o,
+                               const GaborOrientationPlan* mirror, const Columns& at, Scratch& s, ImageView<float> out) {
+    const int H = out.height, c0 = at.group * kLanes;
     float *re = s.block[0].data(), *im = s.block[1].data();
-    if (strips) {
-        re = strip(re_, slot);
-        im = strip(im_, slot);
+    if (at.strips) {
+        re = strip(re_, at.slot);
+        im = strip(im_, at.slot);
     } else {
         gatherColumns(ImageView<const float>(re_.view()), c0, re);
         gatherColumns(ImageView<const float>(im_.view()), c0, im);
     }
     float* gsum = s.block[4].data();
-    if (gaussStrips) gsum = strip(gauss_, group);
+    if (at.gaussStrips) gsum = strip(gauss_, at.group);
     else if (plan.removeDc) gatherColumns(ImageView<const float>(gauss_.view()), c0, gsum);
     // The vertical pass of one orientation from the horizontal pass in (re, im): where its result lies.
     auto vertical = [&](const GaborOrientationPlan& v, float* r, float* i, float* r2, float* i2) -> std::pair<float*, float*> {
-        if (demod) {
+        if (at.demod) {
             const Phases::Axis& ph = phases_.at(&v).y;
-            demodulatedBlock(r, i, H, v.dy, v.wy == 0 ? nullptr : ph.cos.data(), ph.sin.data(), false);
+            demodulatedBlock(r, i, H, v.dy, v.wy == 0 ? nullptr : ph.cos.data(), ph.sin.data(), at.realX);
             return {r, i};
         }
         if (plan.recursive) {
@@ -211,13 +216,12 @@ void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, bool last, boo
         case GaborSink::MaxEnergy: return;  // bankSink
         }
     }
-    const bool sectors = plan.sink == GaborSink::MaxEnergy;
     auto response = [&](const GaborOrientationPlan& v, const float* r, const float* i) {
-        return Response{r, i, v.dcGain, v.sector, demod ? &phases_.at(&v) : nullptr};
+        return Response{r, i, v.dcGain, v.sector, at.demod ? &phases_.at(&v) : nullptr};
     };
     if (!mirror) {
         const auto [r, i] = vertical(o, re, im, s.block[2].data(), s.block[3].data());
-        bankTail(response(o, r, i), nullptr, dc, {first, last, squared, sectors}, c0, out);
+        bankTail(response(o, r, i), nullptr, dc, step, c0, out);
         return;
     }
     // A mirror's horizontal pass is (re, -im). Recursive passes run in place, so the mirror's
@@ -232,16 +236,16 @@ void CpuBackend::columnsOfBank(const GaborPlan& plan, bool first, bool last, boo
         const auto [r, i] = vertical(o, re, im, nullptr, nullptr);
         const auto [r2, i2] = vertical(*mirror, mr, mi, nullptr, nullptr);
         const Response second = response(*mirror, r2, i2);
-        bankTail(response(o, r, i), &second, dc, {first, last, squared, sectors}, c0, out);
+        bankTail(response(o, r, i), &second, dc, step, c0, out);
         return;
     }
     {
         const auto [r, i] = vertical(o, re, im, mr, mi);
-        bankTail(response(o, r, i), nullptr, dc, {first, false, squared, sectors}, c0, out);
+        bankTail(response(o, r, i), nullptr, dc, {step.first, false, step.squared, step.sectors}, c0, out);
     }
     for (int j = 0; j < H * kLanes; j += 4) vst1q_f32(im + j, vnegq_f32(vld1q_f32(im + j)));
     const auto [r, i] = vertical(*mirror, re, im, mr, mi);
-    bankTail(response(*mirror, r, i), nullptr, dc, {false, last, squared, sectors}, c0, out);
+    bankTail(response(*mirror, r, i), nullptr, dc, {false, step.last, step.squared, step.sectors}, c0, out);
 }
 
 float* CpuBackend::strip(Image<float>& plane, int group) {

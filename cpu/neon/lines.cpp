@@ -441,8 +441,8 @@ void demodulatedBlock(float* re, float* im, int n, const DemodCascade& f, const 
 #endif
 }
 
-void gaussianBlock(float* data, int n, const DemodCascade& f) {
-    demodulatedVectors<kVectors, false>(data, nullptr, n, f, nullptr, nullptr, true, 0, nullptr);
+void gaussianBlock(float* data, int n, const DemodCascade& f, const DemodSpan* span) {
+    demodulatedVectors<kVectors, false>(data, nullptr, n, f, nullptr, nullptr, true, 0, span);
 }
 
 void recursiveBlock(float* data, int n, const CascadeFloat& f) {

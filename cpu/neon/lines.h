@@ -176,7 +176,8 @@ struct DemodSpan {
 void demodulatedBlock(float* re, float* im, int n, const DemodCascade& f, const float* cosw, const float* sinw,
                       bool realInput, const DemodSpan* span = nullptr);
 /// The recursive Gaussian along a block in place, in demodulatedBlock's second-order form (f:
-/// demodCascade at w = 0): the real line alone.
-void gaussianBlock(float* data, int n, const DemodCascade& f);
+/// demodCascade at w = 0, or a frequency too small to turn a line: 90 degrees' wx, 1e-17): the
+/// real line alone.
+void gaussianBlock(float* data, int n, const DemodCascade& f, const DemodSpan* span = nullptr);
 
 } // namespace striate::cpu
