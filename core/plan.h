@@ -77,6 +77,9 @@ enum class GaborSink {
     MaxEnergy,     ///< edge bank: running maximum and the winner's NMS sector
 };
 
+/// A bank's sinks: the running maximum of the magnitudes (and the winner's sector).
+inline bool isBankSink(GaborSink s) { return s == GaborSink::MaxMagnitude || s == GaborSink::MaxEnergy; }
+
 struct GaborOrientationPlan {
     CascadeFloat x{}, y{};  // recursive
     DemodCascade dx{}, dy{};  // recursive, demodulated (a bank's magnitudes)

@@ -95,7 +95,7 @@ Status EdgeSpec::validate() const {
 
 bool mirrors(double a, double b) {
     // (cos b, sin b) == (-cos a, sin a), to the rounding of the degrees' conversion.
-    constexpr double kRadians = 3.14159265358979323846 / 180.0;
+    constexpr double kRadians = std::numbers::pi / 180.0;
     return std::abs(std::cos(b * kRadians) + std::cos(a * kRadians)) < 1e-9 &&
            std::abs(std::sin(b * kRadians) - std::sin(a * kRadians)) < 1e-9;
 }

@@ -167,7 +167,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     const int W = format_.width, H = format_.height;
     const int gauss = plan.removeDc ? blur(plan.dcBlur, in) : -1;
     const int out = plane(Format::R32F);
-    const bool bank = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
+    const bool bank = isBankSink(plan.sink);
     if (plan.sink == GaborSink::Complex) {
         keptRe_ = plane(Format::R32F);
         keptIm_ = plane(Format::R32F);

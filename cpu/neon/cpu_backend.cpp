@@ -162,7 +162,7 @@ CpuBackend::Planes CpuBackend::planesFor() const {
         const bool allRowWise = std::all_of(g.bank.begin(), g.bank.end(), [&](const auto& o) { return rowWise(o); });
         const bool complex = !allRowWise || g.sink == GaborSink::Complex;
         need.complex |= complex;
-        if (complex) halves &= g.demodulated && (g.sink == GaborSink::MaxMagnitude || g.sink == GaborSink::MaxEnergy);
+        if (complex) halves &= g.demodulated && isBankSink(g.sink);
         if (g.removeDc && !allRowWise) {
             need.gauss = true;
             need.rowPass |= !dcInStrips(g) && blurRows(g.dcBlur);

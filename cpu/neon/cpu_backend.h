@@ -97,8 +97,6 @@ private:
     void blur8(ImageView<const std::uint8_t> in, const Output8& out);
     template <class Src>
     void gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView<float> out);
-    /// One row-wise orientation of a Gabor stage, banded, into the plan's sink (first: the
-    /// bank's first member, which a running maximum starts from).
     /// Where a visit of a bank's columns stands: `first` initialises the maximum; `squared`: the
     /// maximum is of squared magnitudes (ties at (1 + kTieTolerance)^2) until the `last` visit
     /// takes its root; `sectors`: the winner's sector is kept.
@@ -149,6 +147,8 @@ private:
     /// given (a mirror): the first of near-equal maxima stays (kTieTolerance).
     void bankTail(const Response& a, const Response* b, const float* dc, const TailStep& step, int c0,
                   ImageView<float> out);
+    /// One row-wise orientation of a Gabor stage, banded, into the plan's sink (first: the
+    /// bank's first member, which a running maximum starts from).
     template <class Src>
     void gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
                    ImageView<float> out);

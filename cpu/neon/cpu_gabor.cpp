@@ -81,22 +81,22 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
     const bool gaussStrips = dcInStrips(plan);
     if (plan.removeDc && !std::all_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); })) {
         if (gaussStrips) {
+            const auto line = [&plan](float* block, int n) {
+                if (plan.demodulated) gaussianBlock(block, n, plan.dcDemod);
+                else recursiveBlock(block, n, plan.dcBlur.recursive);
+            };
             pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
                 float* b = scratch_[worker].block[0].data();
                 gatherRows(in, g * kLanes, b);
-                if (plan.demodulated) gaussianBlock(b, W, plan.dcDemod);
-                else recursiveBlock(b, W, plan.dcBlur.recursive);
+                line(b, W);
                 toStrips(b, g * kLanes, gauss_, 0, laneGroups(W));
             });
-            pool_.parallelFor(laneGroups(W), [&](int g, int) {
-                if (plan.demodulated) gaussianBlock(strip(gauss_, g), H, plan.dcDemod);
-                else recursiveBlock(strip(gauss_, g), H, plan.dcBlur.recursive);
-            });
+            pool_.parallelFor(laneGroups(W), [&](int g, int) { line(strip(gauss_, g), H); });
         } else {
             blur(plan.dcBlur, in, gauss_.view());
         }
     }
-    const bool bankSink = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
+    const bool bankSink = isBankSink(plan.sink);
     // A bank of block-engine orientations keeps squared magnitudes until its last visit.
     const bool squared = bankSink && std::none_of(plan.bank.begin(), plan.bank.end(), [&](const auto& o) { return rowWise(o); });
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
@@ -188,8 +188,7 @@ void CpuBackend::columnsOfBank(const GaborPlan& plan, const TailStep& step, cons
         return {r2, i2};
     };
     const float* dc = plan.removeDc ? gsum : nullptr;
-    const bool bankSink = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
-    if (!bankSink) {
+    if (!isBankSink(plan.sink)) {
         auto [r, i] = vertical(o, re, im, s.block[2].data(), s.block[3].data());
         if (dc)
             for (int j = 0; j < H * kLanes; j += 4)
@@ -213,7 +212,7 @@ void CpuBackend::columnsOfBank(const GaborPlan& plan, const TailStep& step, cons
             scatterColumns(result, c0, out);
             return;
         case GaborSink::MaxMagnitude:
-        case GaborSink::MaxEnergy: return;  // bankSink
+        case GaborSink::MaxEnergy: return;  // isBankSink
         }
     }
     auto response = [&](const GaborOrientationPlan& v, const float* r, const float* i) {

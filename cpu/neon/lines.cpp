@@ -320,7 +320,6 @@ void recursiveComplexBlock(float* re, float* im, int n, const CascadeFloat& f, b
 
 namespace {
 
-/// demodulatedBlock over the vectors [v0, v0 + V) of the block's lanes.
 /// One component (real or imaginary) of the second-order form at one sample: s0 = x + d0 s0, then
 /// y = s0 + a2 y[n-2] + a1 y[n-1], y[n-1] entering last (one multiply-add on the critical path).
 inline float32x4_t secondOrder(float32x4_t x, float32x4_t& s0, float32x4_t& y1, float32x4_t& y2, const DemodCascade& f) {
@@ -359,70 +358,53 @@ void demodulatedVectors(float* re, float* im, int n, const DemodCascade& f, cons
     };
     const bool second = span && span->second;
     const int begin = second ? span->mid : 0;
-    C4 s0[V], y1[V], y2[V], last[V];
+    // The causal states (s0, y[n-1], y[n-2]) and the anticausal ones (v0, v2[n+1], v2[n+2]) of
+    // each vector; a span saves them as its states 0..2 and 3..5.
+    C4 c[3][V], a[3][V], last[V];
     for (int v = 0; v < V; ++v) {
         if (second) {
-            s0[v] = saved(0, v);
-            y1[v] = saved(1, v);
-            y2[v] = saved(2, v);
+            for (int k = 0; k < 3; ++k) c[k][v] = saved(k, v);
             continue;
         }
         const C4 x0 = load(0, v);  // e^{0} = 1: the sample as given
         last[v] = load(n - 1, v);
-        s0[v] = cmulScalar(x0, f.cr[0], f.ci[0]);
-        y1[v] = cmulScalar(x0, f.cr[1], f.ci[1]);
-        y2[v] = cmulScalar(x0, f.cr[2], f.ci[2]);
+        for (int k = 0; k < 3; ++k) c[k][v] = cmulScalar(x0, f.cr[k], f.ci[k]);
     }
     auto causal = [&](int from, int to) {
         for (int i = from; i < to; ++i)
             for (int v = 0; v < V; ++v) {
                 const C4 x = load(i, v);
-                vst1q_f32(at(re, i) + 4 * (v0 + v), vmulq_n_f32(secondOrder(x.r, s0[v].r, y1[v].r, y2[v].r, f), f.B));
+                vst1q_f32(at(re, i) + 4 * (v0 + v), vmulq_n_f32(secondOrder(x.r, c[0][v].r, c[1][v].r, c[2][v].r, f), f.B));
                 if constexpr (kComplex)
-                    vst1q_f32(at(im, i) + 4 * (v0 + v), vmulq_n_f32(secondOrder(x.i, s0[v].i, y1[v].i, y2[v].i, f), f.B));
+                    vst1q_f32(at(im, i) + 4 * (v0 + v), vmulq_n_f32(secondOrder(x.i, c[0][v].i, c[1][v].i, c[2][v].i, f), f.B));
             }
     };
     if (span && !second) {
         causal(0, span->mid);
-        for (int v = 0; v < V; ++v) {
-            save(0, v, s0[v]);
-            save(1, v, y1[v]);
-            save(2, v, y2[v]);
-        }
+        for (int v = 0; v < V; ++v)
+            for (int k = 0; k < 3; ++k) save(k, v, c[k][v]);
         causal(span->mid, n);
     } else {
         causal(begin, n);
     }
-    C4 t0[V], v1[V], v2[V];
-    for (int v = 0; v < V; ++v) {
-        if (second) {
-            t0[v] = saved(3, v);
-            v1[v] = saved(4, v);
-            v2[v] = saved(5, v);
-            continue;
-        }
-        const C4 state[4] = {last[v], s0[v], y1[v], y2[v]};
-        C4 out[3];
+    for (int v = 0; v < V; ++v)
         for (int j = 0; j < 3; ++j) {
-            out[j] = cmulScalar(state[0], f.qr[j][0], f.qi[j][0]);
-            for (int k = 1; k < 4; ++k) out[j] = cadd(out[j], cmulScalar(state[k], f.qr[j][k], f.qi[j][k]));
+            if (second) {
+                a[j][v] = saved(3 + j, v);
+                continue;
+            }
+            const C4 state[4] = {last[v], c[0][v], c[1][v], c[2][v]};
+            a[j][v] = cmulScalar(state[0], f.qr[j][0], f.qi[j][0]);
+            for (int k = 1; k < 4; ++k) a[j][v] = cadd(a[j][v], cmulScalar(state[k], f.qr[j][k], f.qi[j][k]));
+            if (span) save(3 + j, v, a[j][v]);
         }
-        t0[v] = out[0];
-        v1[v] = out[1];
-        v2[v] = out[2];
-        if (span) {
-            save(3, v, t0[v]);
-            save(4, v, v1[v]);
-            save(5, v, v2[v]);
-        }
-    }
     for (int i = n - 1; i >= begin; --i) {
         for (int v = 0; v < V; ++v) {
             float* pr = at(re, i) + 4 * (v0 + v);
-            vst1q_f32(pr, vmulq_n_f32(secondOrder(vld1q_f32(pr), t0[v].r, v1[v].r, v2[v].r, f), f.B));
+            vst1q_f32(pr, vmulq_n_f32(secondOrder(vld1q_f32(pr), a[0][v].r, a[1][v].r, a[2][v].r, f), f.B));
             if constexpr (kComplex) {
                 float* pi = at(im, i) + 4 * (v0 + v);
-                vst1q_f32(pi, vmulq_n_f32(secondOrder(vld1q_f32(pi), t0[v].i, v1[v].i, v2[v].i, f), f.B));
+                vst1q_f32(pi, vmulq_n_f32(secondOrder(vld1q_f32(pi), a[0][v].i, a[1][v].i, a[2][v].i, f), f.B));
             }
         }
     }

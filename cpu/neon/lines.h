@@ -160,10 +160,6 @@ void recursiveBlock(float* data, int n, const CascadeFloat& f);
 /// Recursive Gabor along a block: complex in place. With realInput the imaginary input is taken
 /// as zero and `im` need not be initialised.
 void recursiveComplexBlock(float* re, float* im, int n, const CascadeFloat& f, bool realInput);
-/// The same pass demodulated (DemodCascade, core/plan.h), in place: sample i is multiplied by
-/// e^{-i w i} = cosw[i] - i sinw[i] (none for w = 0), then runs the Gaussian's real recursion; the
-/// result is the modulated pass's times e^{-i w i}. With realInput the imaginary input is taken as
-/// zero and `im` need not be initialised.
 /// A line filtered in two calls, each of which writes one part of it: the first call runs the
 /// whole line (samples [0, mid) come out final) and keeps the recursion's states at mid and its
 /// anticausal start; the second runs samples [mid, n) alone from them (half the work), reading
@@ -173,6 +169,10 @@ struct DemodSpan {
     bool second;
     float* state;  ///< 12 x kLanes floats, kept between the calls
 };
+/// The same pass demodulated (DemodCascade, core/plan.h), in place: sample i is multiplied by
+/// e^{-i w i} = cosw[i] - i sinw[i] (none for w = 0), then runs the Gaussian's real recursion; the
+/// result is the modulated pass's times e^{-i w i}. With realInput the imaginary input is taken as
+/// zero and `im` need not be initialised. With a span, one of the line's two calls.
 void demodulatedBlock(float* re, float* im, int n, const DemodCascade& f, const float* cosw, const float* sinw,
                       bool realInput, const DemodSpan* span = nullptr);
 /// The recursive Gaussian along a block in place, in demodulatedBlock's second-order form (f:

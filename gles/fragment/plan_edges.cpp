@@ -39,7 +39,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
         const double axes = plan.recursive ? cascadeL1(o.x) * cascadeL1(o.y) : tapsL1(o.tx) * tapsL1(o.ty);
         bound = std::max(bound, in.format.bound * axes + (plan.removeDc ? std::abs(o.dcGain) * gauss.format.bound : 0.0));
     }
-    const bool bank = plan.sink == GaborSink::MaxMagnitude || plan.sink == GaborSink::MaxEnergy;
+    const bool bank = isBankSink(plan.sink);
     Value best;  // bank: running maximum, and for edges the winner's sector in the imaginary part
     Value result;
     Value h;  // the last horizontal pass, which a mirror shares
