@@ -39,8 +39,9 @@ and gates, the empty indirect ones included, since Mesa's v3d reads each indirec
 and waits for the gate that wrote it). To that
 it adds what the cpu does in the frame, from the same llvmpipe runs: the transfers (a frame's
 upload and read-back in system memory, and the bytes the hysteresis's cpu flood read back and
-uploaded again) at TRANSFER_SHARE of the bandwidth (assumed), and the flood itself on one core
-(FLOOD_PER_*: the pixels it marked, from `--explain`). gles-compute's transfers (its unit floats
+uploaded again; none uploaded, no output draw and no result read back where the flood gives a
+frame in system memory its `edges` result) at TRANSFER_SHARE of the bandwidth (assumed), and the
+flood itself on one core (FLOOD_PER_*: the pixels it marked, from `--explain`). gles-compute's transfers (its unit floats
 up, its float result down) come from the shim's `--explain`, scaled by the area.
 """
 import math
@@ -113,7 +114,11 @@ def explain(build, sysroot, pi, gpu, board, backend, chain, image, work):
 
 FRAME = re.compile(r"the last frame ran (\d+) draws moving at least (\d+) bytes and loading (\d+) in tiles"
                    r"(?:, (\d+) rounds of the step that repeats until stable)?")
-FLOOD = re.compile(r"read back and uploaded (\d+) bytes each way between its draws \(the hysteresis's cpu flood, which marked (\d+) pixels\)")
+FLOOD = re.compile(r"the hysteresis's cpu flood read back (\d+) bytes and uploaded (\d+) between its draws \(it marked (\d+) pixels\)")
+# gles-fragment's plan where the flood gives a frame in system memory its result (the `edges`
+# output, the chain's last): no output draw, no upload of the classes, no read-back of a result.
+FLOOD_RESULT = "(the flood gives the result)"
+NOT_IN_SYSTEM_MEMORY = "a frame in system memory: none"
 SYSTEM_MEMORY = re.compile(r"a frame in system memory uploads (\d+) bytes and reads back (\d+)")
 
 
@@ -147,17 +152,17 @@ def llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, frame, nativ
 
 
 def frame_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
-    """{rounds, moved, flooded, marked, uploaded, read}: the most rounds of the repeated step (0
-    where the plan repeats nothing), bytes the draws moved, bytes the hysteresis's cpu flood read
-    back (and uploaded again) and pixels it marked, over the photo clip's first and last frames;
-    and a frame's upload and read-back in system memory."""
-    run = dict(rounds=0, moved=0, loaded=0, draws=0, flooded=0, marked=0, uploaded=0, read=0)
+    """{rounds, moved, flooded, flood_uploaded, marked, uploaded, read}: the most rounds of the
+    repeated step (0 where the plan repeats nothing), bytes the draws moved, bytes the
+    hysteresis's cpu flood read back and uploaded again and pixels it marked, over the photo
+    clip's first and last frames; and a frame's upload and read-back in system memory."""
+    run = dict(rounds=0, moved=0, loaded=0, draws=0, flooded=0, flood_uploaded=0, marked=0, uploaded=0, read=0)
     for i in range(2):
         text = llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native)
         m, f, s = FRAME.search(text), FLOOD.search(text), SYSTEM_MEMORY.search(text)
         seen = dict(rounds=int(m.group(4) or 0), moved=int(m.group(2)), loaded=int(m.group(3)), draws=int(m.group(1)),
-                    flooded=int(f.group(1)) if f else 0,
-                    marked=int(f.group(2)) if f else 0, uploaded=int(s.group(1)), read=int(s.group(2)))
+                    flooded=int(f.group(1)) if f else 0, flood_uploaded=int(f.group(2)) if f else 0,
+                    marked=int(f.group(3)) if f else 0, uploaded=int(s.group(1)), read=int(s.group(2)))
         run = {k: max(run[k], seen[k]) for k in run}
     return run
 
@@ -219,7 +224,9 @@ def as_run(rows, text, backend, ran=0, looped=None, scale=1.0):
 # of the frame (memchr's scan for strong seeds, about half an instruction a byte in glibc's
 # 16-byte loop: assumed; on packed planes, gathering the red of each texel and putting it back,
 # 6 more: assumed), at the board's cpu IPC and clock (scripts/cpu_estimate.py's CORES).
-FLOOD_PER_MARKED, FLOOD_PER_PIXEL, FLOOD_PER_PACKED_PIXEL = 96, 0.5, 6
+# Where the flood gives the result (FLOOD_RESULT), writing it: a class byte into a float 0 or 1,
+# 1 more a pixel (assumed: vectorised, 16 pixels in about a dozen instructions).
+FLOOD_PER_MARKED, FLOOD_PER_PIXEL, FLOOD_PER_PACKED_PIXEL, FLOOD_RESULT_PER_PIXEL = 96, 0.5, 6, 1
 # A transfer between host memory and the GPU's buffers (the frame's upload and read-back, and the
 # flood's) runs on the cpu, which reads write-combined GPU memory and (un)tiles it: assumed at a
 # quarter of the board's memory bandwidth (not measured here; the least known constant of the model).
@@ -328,6 +335,8 @@ def passes(text, w, h):
         if not m:
             continue
         name, fmt, grid = m.groups()
+        if NOT_IN_SYSTEM_MEMORY in grid:  # the frames estimated here are in system memory
+            continue
         program = re.sub(r" k=\d+$", "", name)
         fetches = int(re.search(r"(\d+) fetches", grid).group(1)) if "fetches" in grid else 0
         if "workgroups" in grid:
@@ -442,11 +451,12 @@ def main():
                     # shim's --explain, scaled by the area) and gles-fragment's hysteresis flood.
                     if not run:
                         up, down = map(int, SYSTEM_MEMORY.search(text).groups())
-                        run = dict(flooded=0, marked=0, uploaded=up * scale, read=down * scale)
-                    moved_by_cpu = 2 * run["flooded"] + run["uploaded"] + run["read"]
+                        run = dict(flooded=0, flood_uploaded=0, marked=0, uploaded=up * scale, read=down * scale)
+                    moved_by_cpu = run["flooded"] + run["flood_uploaded"] + run["uploaded"] + run["read"]
                     transfer = moved_by_cpu / (TRANSFER_SHARE * bandwidth * 1e9)
                     _, _, ghz, ipc, _ = cpu_estimate.CORES[board]
-                    per_pixel = FLOOD_PER_PIXEL + (FLOOD_PER_PACKED_PIXEL if "packed RGBA8 intermediates" in text else 0)
+                    per_pixel = FLOOD_PER_PIXEL + (FLOOD_PER_PACKED_PIXEL if "packed RGBA8 intermediates" in text else 0) \
+                        + (FLOOD_RESULT_PER_PIXEL if FLOOD_RESULT in text else 0)
                     flood = (w * h * per_pixel + run["marked"] * FLOOD_PER_MARKED) / (ipc * ghz * 1e9) if run["flooded"] else 0
                     cpu_side.append("| %s | %s | `%s` | %dx%d | %.1f MB | %.1f ms | %d | %.1f ms |" % (
                         board, backend, chain, w, h, moved_by_cpu / 1e6, transfer * 1e3, run["marked"], flood * 1e3))
@@ -472,10 +482,12 @@ def main():
     print("\n".join(floors))
     print()
     print("What the cpu does in a frame, added to it: the transfers (the frame's upload and read-back in")
-    print("system memory, and gles-fragment's hysteresis flood's read-back and upload) at %d%% of the" % (TRANSFER_SHARE * 100))
-    print("board's bandwidth (assumed), and the flood on one core (%d instructions a marked pixel, %.1f a pixel," % (
-        FLOOD_PER_MARKED, FLOOD_PER_PIXEL))
-    print("%d more on packed planes; the pixels it marked on llvmpipe):" % FLOOD_PER_PACKED_PIXEL)
+    print("system memory, and gles-fragment's hysteresis flood's read-back, and upload where the flood does not")
+    print("give the result) at %d%% of the board's bandwidth (assumed), and the flood on one core (%d" % (
+        TRANSFER_SHARE * 100, FLOOD_PER_MARKED))
+    print("instructions a marked pixel, %.1f a pixel, %d more on packed planes, %d more where it writes the" % (
+        FLOOD_PER_PIXEL, FLOOD_PER_PACKED_PIXEL, FLOOD_RESULT_PER_PIXEL))
+    print("`edges` result; the pixels it marked on llvmpipe):")
     print()
     print("| board | backend | chain | size | bytes moved | transfers | pixels the flood marked | flood |")
     print("|---|---|---|---|---|---|---|---|")

@@ -98,7 +98,7 @@ void FragmentBackend::readClasses(int plane, std::vector<std::uint8_t>* dst) {
     readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
 }
 
-void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel) {
+void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel, bool toResult) {
     const int W = format_.width, H = format_.height;
     const Plane& p = plan_.planes[plane];
     readClasses(plane, &classesBefore_);  // sized at configure: no allocation
@@ -112,20 +112,33 @@ void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel) {
         stride = W;
     }
     floodMarked_ = floodFromStrong(classes, stride, W, 0, H, floodQueue_.get());
+    if (toResult) {
+        // The `edges` output as the output pass draws it: 1 where strong or edge, else 0.
+        for (int y = 0; y < H; ++y) {
+            const std::uint8_t* c = classes + y * stride;
+            float* out = real_.row(y);
+            for (int x = 0; x < W; ++x) out[x] = c[x] >= 2 ? 1.0f : 0.0f;
+        }
+        return;
+    }
     if (bytesPerPixel > 1)
         for (std::size_t i = 0; i < classesAfter_.size(); ++i) classesBefore_[i * bytesPerPixel] = classesAfter_[i];
     glBindTexture(GL_TEXTURE_2D, p.texture);
     uploadPixels(info_.pixelStore, GL_TEXTURE_2D, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, classesBefore_.data());
+    floodUploaded_ += classesBefore_.size();
 }
 
-void FragmentBackend::runSteps() {
+void FragmentBackend::runSteps(bool toHost) {
     const int W = format_.width, H = format_.height;
     std::fill(stepRuns_.begin(), stepRuns_.end(), 0);
+    floodUploaded_ = 0;
     for (std::size_t k = 0; k < plan_.steps.size(); ++k) {
         const DrawStep& step = plan_.steps[k];
         if (step.cpuFloodBytesPerPixel > 0) {
-            floodOnCpu(step.watched, step.cpuFloodBytesPerPixel);
+            const bool result = toHost && static_cast<int>(k) == plan_.floodResult;
+            floodOnCpu(step.watched, step.cpuFloodBytesPerPixel, result);
             stepRuns_[k] = 1;
+            if (result) break;
             continue;
         }
         if (!step.repeatUntilStable) {

@@ -204,8 +204,12 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     }
 
     beginDraws();
-    runSteps();
+    runSteps(true);
     // The result: decoded on the host exactly as the shaders decode.
+    if (plan_.floodResult >= 0) {
+        *out = output(false);
+        return glStatus("while processing a frame");
+    }
     if (plan_.redResult > 0) {
         glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plan_.redResult].fbo);
         readPixels(info_.pixelStore, 0, 0, W, H, GL_RED, GL_FLOAT, real_.data(),
@@ -253,6 +257,7 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
 FragmentBackend::FrameCount FragmentBackend::lastFrame() const {
     FrameCount c;
     c.fragments.assign(plan_.shaders.size(), 0);
+    c.floodUploaded = floodUploaded_;
     for (std::size_t k = 0; k < plan_.steps.size() && k < stepRuns_.size(); ++k) {
         const auto n = static_cast<std::size_t>(stepRuns_[k]);
         if (plan_.steps[k].repeatUntilStable) c.rounds += stepRuns_[k];
@@ -298,14 +303,15 @@ std::string FragmentBackend::explainDetails() const {
                                " bytes and loading " + std::to_string(c.tileLoads) + " in tiles" +
                                (c.rounds > 0 ? ", " + std::to_string(c.rounds) + " rounds of the step that repeats until stable"
                                              : std::string()) +
-                               (c.flooded > 0 ? ", and read back and uploaded " + std::to_string(c.flooded) +
-                                                    " bytes each way between its draws (the hysteresis's cpu flood, which marked " +
-                                                    std::to_string(floodMarked_) + " pixels)"
+                               (c.flooded > 0 ? ", and the hysteresis's cpu flood read back " + std::to_string(c.flooded) +
+                                                    " bytes and uploaded " + std::to_string(c.floodUploaded) +
+                                                    " between its draws (it marked " + std::to_string(floodMarked_) + " pixels)"
                                               : std::string())) +
            explainTransfers(static_cast<std::size_t>(format_.width) * format_.height, resultBytes());
 }
 
 std::size_t FragmentBackend::resultBytes() const {
+    if (plan_.floodResult >= 0) return 0;  // the flood's read-back gives the result
     if (packed_) return readback8_.size();
     if (plan_.redResult > 0) return sizeof(float) * format_.width * format_.height;
     return sizeof(float) * readbackF_.size();

@@ -55,7 +55,12 @@ public:
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA float" (the format every float target
     /// reads as) or "RGBA8 packed".
-    const char* readbackFormat() const { return packed_ ? "RGBA8 packed" : plan_.redResult > 0 ? "R32F" : "RGBA float"; }
+    const char* readbackFormat() const {
+        return plan_.floodResult >= 0 ? "the hysteresis's classes (the flood gives the result)"
+               : packed_             ? "RGBA8 packed"
+               : plan_.redResult > 0 ? "R32F"
+                                     : "RGBA float";
+    }
     /// Bytes of a frame's result read back in system memory (processCurrent).
     std::size_t resultBytes() const;
 
@@ -107,12 +112,15 @@ private:
     void compile(Draw& d);
     void beginDraws();  // the full-screen triangle, no blending
     void run(const Draw& d);
-    void runSteps();
+    /// Runs the plan's steps; `toHost`: for a frame in system memory, which ends at the flood
+    /// that gives the result (FragmentPlan::floodResult).
+    void runSteps(bool toHost);
     /// The RGBA8 texels of `plane` (edge classes) into *dst, sized to them.
     void readClasses(int plane, std::vector<std::uint8_t>* dst);
     /// HysteresisForm::CpuFlood: the edge classes of `plane` read back, flooded on the cpu from
-    /// the strong pixels (core/hysteresis.h) and uploaded again.
-    void floodOnCpu(int plane, int bytesPerPixel);
+    /// the strong pixels (core/hysteresis.h) and uploaded again, or (`toResult`,
+    /// FragmentPlan::floodResult) written into real_ as the `edges` output.
+    void floodOnCpu(int plane, int bytesPerPixel, bool toResult);
     // texture_io.cpp
     Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
     /// processTexture's import and encode draws, made by `make` (and compiled) the first time
@@ -146,7 +154,8 @@ private:
         std::size_t draws = 0, bytes = 0;  // bytes: FragmentPlan::drawBytes, summed
         std::size_t tileLoads = 0;         // FragmentPlan::tileLoadBytes, summed
         int rounds = 0;                    // of the steps that repeat until stable
-        std::size_t flooded = 0;           // bytes read back and uploaded again by cpu floods, each way
+        std::size_t flooded = 0;           // bytes cpu floods read back
+        std::size_t floodUploaded = 0;     // and uploaded again (none where the flood gave the result)
         std::vector<std::size_t> fragments;  // per shader of the plan: its draws' scissors
     };
     FrameCount lastFrame() const;
@@ -159,6 +168,7 @@ private:
     std::vector<std::uint8_t> lumaUpload_, readback8_, classesBefore_, classesAfter_;  // reused across frames
     std::unique_ptr<std::int32_t[]> floodQueue_;  // HysteresisForm::CpuFlood: (W + 1) x H entries
     std::size_t floodMarked_ = 0;                 // the pixels the last frame's flood marked
+    std::size_t floodUploaded_ = 0;               // bytes the last frame's floods uploaded
     std::vector<float> readbackF_;
     // processTexture: the borrowed input texture, an RGBA8 plane of its luma (in texel.r), and the
     // borrowed output texture with a framebuffer of ours.

@@ -32,8 +32,9 @@ PlanEstimate estimatePlan(const FragmentPlan& plan, const GpuSpeed& speed) {
     PlanEstimate e;
     if (speed.qpus <= 0 || speed.clockMHz <= 0 || speed.tmus <= 0 || speed.bandwidthGBs <= 0) return e;
     const double clock = speed.clockMHz * 1e6;
-    for (const DrawStep& step : plan.steps)
-        for (const Draw& d : step.passes) {
+    const std::size_t steps = plan.floodResult >= 0 ? static_cast<std::size_t>(plan.floodResult) + 1 : plan.steps.size();
+    for (std::size_t k = 0; k < steps; ++k)
+        for (const Draw& d : plan.steps[k].passes) {
             if (d.shader < 0) continue;
             const FragmentShader& shader = plan.shaders[static_cast<std::size_t>(d.shader)];
             const double fragments = plan.fragments(d);

@@ -35,6 +35,8 @@ struct PlanEstimate {
     int draws = 0;
 };
 
+/// The plan's draws on the board, as a frame in system memory runs them (to the flood that gives
+/// the result, FragmentPlan::floodResult).
 PlanEstimate estimatePlan(const FragmentPlan& plan, const GpuSpeed& speed);
 
 /// How far apart two estimates must be for the quicker to be taken over the smaller plan: the

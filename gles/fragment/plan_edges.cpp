@@ -125,6 +125,7 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
     const std::string kStrengthBits = "0xfffffffcu";
     if (spec.method == EdgeMethod::Canny) {
         const Value smooth = blur(plan.blur, in);
+        if (sectorBits && smooth.format.kind == PlaneKind::QuadRows) return edgeClasses(spec, in, quadGradient(smooth));
         FragmentWriter w("edges.gradient", !packed_);
         w.input(0, smooth.format);
         const std::string r = w.fetch(0, along(0, 1)), l = w.fetch(0, along(0, -1));
@@ -150,6 +151,52 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
     } else {
         strength = gabor(plan.gabor, in);
     }
+    return edgeClasses(spec, in, strength);
+}
+
+FragmentPlanner::Value FragmentPlanner::quadGradient(const Value& smooth) {
+    // Four pixels' gradients a fragment from the blur's QuadRows plane: three texels of the
+    // pixel's row and one of each row beside it (replicated at the frame's edges, as the
+    // per-pixel fetches clamp), into a Quad plane of strengths with the sector in their two
+    // lowest mantissa bits: a quarter of the fragments, and 5 fetches where four pixels took 16.
+    FragmentWriter w("edges.gradient, four pixels per fragment", true);
+    w.input(0, smooth.format);
+    w.uniform("u_frame");  // x: the frame's last column, y: its last row
+    w.line("float x0 = 4.0 * floor(pos.x), y = floor(pos.y);", 3);
+    w.line("float yu = max(y - 1.0, 0.0), yd = min(y + 1.0, u_frame.y);", 4);
+    const auto texel = [&](const std::string& x, const std::string& row) {
+        return w.fetchLayerAt(0, "vec2(" + x + ", floor(" + row + " * 0.25) + 0.5)", "mod(" + row + ", 4.0)");
+    };
+    w.line("vec4 c = " + texel("pos.x", "y") + ", l = " + texel("pos.x - 1.0", "y") + ", r = " + texel("pos.x + 1.0", "y") + ";", 6);
+    w.line("vec4 u = " + texel("pos.x", "yu") + ", d = " + texel("pos.x", "yd") + ";", 4);
+    // Pixels past the frame's last column (in its last texel) replicate it, then take its
+    // gradient.
+    w.line("bvec4 inside = lessThanEqual(vec4(x0) + vec4(0.0, 1.0, 2.0, 3.0), vec4(u_frame.x));", 2);
+    w.line("vec4 last = vec4(equal(vec4(u_frame.x - x0), vec4(0.0, 1.0, 2.0, 3.0)));", 2);
+    w.line("c = mix(vec4(dot(c, last)), c, inside);", 2);
+    w.line("float left = x0 > 0.5 ? l.w : c.x, right = x0 + 4.0 <= u_frame.x ? r.x : c.w;", 4);
+    w.line("vec4 gx = (vec4(c.yzw, right) - vec4(left, c.xyz)) * 0.5, gy = (d - u) * 0.5;", 4);
+    w.line("gx = mix(vec4(dot(gx, last)), gx, inside);", 2);
+    w.line("gy = mix(vec4(dot(gy, last)), gy, inside);", 2);
+    w.line("vec4 ax = abs(gx), ay = abs(gy);", 2);
+    w.line("vec4 sector = mix(mix(mix(vec4(3.0), vec4(1.0), equal(greaterThan(gx, vec4(0.0)), greaterThan(gy, vec4(0.0)))), "
+           "vec4(2.0), greaterThan(ay, " +
+               f(kTan67_5) + " * ax)), vec4(0.0), lessThanEqual(ay, " + f(kTan22_5) + " * ax));",
+           10);
+    w.line("vec4 m = sqrt(gx * gx + gy * gy);", 6);
+    FragmentShader gradient = w.finishRaw("uintBitsToFloat((floatBitsToUint(m) & uvec4(0xfffffffcu)) | uvec4(sector))");
+    gradient.cost.alu += 3;
+    const PlaneFormat format{PlaneKind::Quad, false, smooth.format.bound / std::sqrt(2.0), true};
+    const Uniforms frame{{"u_frame", {static_cast<float>(format_.width - 1), static_cast<float>(format_.height - 1), 0.0f, 0.0f}}};
+    return full(gradient, {smooth}, format, frame, (format_.width + 3) / 4, format_.height);
+}
+
+FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, const Value& in, const Value& strength) {
+    // Canny's strengths on float planes carry the sector in their two lowest mantissa bits (a
+    // Quad plane where quadGradient made them).
+    const bool sectorBits = spec.method == EdgeMethod::Canny && !packed_;
+    const bool quadStrength = strength.format.kind == PlaneKind::Quad;
+    const std::string kStrengthBits = "0xfffffffcu";
     // The strength of a fetched value (sectorBits: without the sector's bits).
     const auto strengthOf = [&](const std::string& fetched) {
         return sectorBits ? "uintBitsToFloat(floatBitsToUint(" + fetched + ".x) & " + kStrengthBits + ")" : fetched + ".x";
@@ -174,6 +221,15 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
     // Ties: within kTieTolerance, as everywhere; packed strengths also within a few codes of
     // their quantisation, which breaks exact ties apart at random (docs/algorithms.md).
     const double slack = packed_ ? kPackedTieCodes * strength.format.bound / 65535 : 0.0;
+    // The class cls<k> of a pixel from its strength v<k> and its neighbours' along its sector.
+    const auto classOf = [&](const std::string& k) {
+        n.line("bool isMax" + k + " = v" + k + " > before" + k + " * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v" + k +
+                   " >= after" + k + " * " + f(1 - kTieTolerance) + " - " + f(slack) + ";",
+               6);
+        n.line("float cls" + k + " = !isMax" + k + " ? 0.0 : v" + k + " >= u_thresholds.x ? 2.0 : v" + k +
+                   " >= u_thresholds.y ? 1.0 : 0.0;",
+               4);
+    };
     // The class of the pixel at `p` (a vec2 expression) into float cls<k>.
     const auto classAt = [&](const std::string& p, const std::string& k) {
         n.line("vec2 c" + k + " = " + n.fetchAt(0, p) + ";", 0);
@@ -187,15 +243,48 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
         n.line("float v" + k + " = " + strengthOf("c" + k) + ", before" + k + " = " + strengthOf(before) + ", after" + k +
                    " = " + strengthOf(after) + ";",
                sectorBits ? 6 : 0);
-        n.line("bool isMax" + k + " = v" + k + " > before" + k + " * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v" + k +
-                   " >= after" + k + " * " + f(1 - kTieTolerance) + " - " + f(slack) + ";",
-               6);
-        n.line("float cls" + k + " = !isMax" + k + " ? 0.0 : v" + k + " >= u_thresholds.x ? 2.0 : v" + k +
-                   " >= u_thresholds.y ? 1.0 : 0.0;",
-               4);
+        classOf(k);
     };
     FragmentShader suppress;
-    if (quads) {
+    if (quadStrength) {
+        // Strengths four a texel: the 3x3 texels around, each row as the six pixels 4q - 1 ..
+        // 4q + 4 (the frame's first column replicated on the left; on the right the last
+        // texel's pixels past the frame already hold its last column's), the neighbours along
+        // the sector chosen among them: no dependent reads.
+        n.line("float x0 = 4.0 * floor(pos.x);", 2);
+        const char* rows[3] = {"U", "M", "D"};
+        for (int r = 0; r < 3; ++r) {
+            const std::string R = rows[r], dy = f(r - 1);
+            n.line("vec4 t" + R + " = " + n.fetchRaw(0, "vec2(0.0, " + dy + ")") + ";", 0);
+            n.line("vec4 " + R + " = uintBitsToFloat(floatBitsToUint(t" + R + ") & uvec4(" + kStrengthBits + "));", 4);
+            // Fetched at the top level, then selected (a fetch inside a branch is a branch).
+            n.line("float " + R + "l = " + n.fetchRaw(0, "vec2(-1.0, " + dy + ")") + ".w, " + R + "r = " +
+                       n.fetchRaw(0, "vec2(1.0, " + dy + ")") + ".x;",
+                   0);
+            n.line(R + "l = x0 > 0.5 ? uintBitsToFloat(floatBitsToUint(" + R + "l) & " + kStrengthBits + ") : " + R + ".x;", 3);
+            n.line(R + "r = x0 + 4.0 < u_thresholds.z ? uintBitsToFloat(floatBitsToUint(" + R + "r) & " + kStrengthBits + ") : " + R +
+                       ".w;",
+                   4);
+        }
+        // Pixel k - 1 of row R's six (k = 0: 4q - 1).
+        const auto six = [](const char* R, int k) {
+            return k == 0 ? std::string(R) + "l" : k == 5 ? std::string(R) + "r" : std::string(R) + "." + "xyzw"[k - 1];
+        };
+        for (int j = 0; j < 4; ++j) {
+            const std::string k = std::to_string(j), s = "sector" + k;
+            n.line("uint " + s + " = floatBitsToUint(tM." + "xyzw"[j] + ") & 3u;", 1);
+            n.line("float v" + k + " = " + six("M", j + 1) + ";", 0);
+            n.line("float before" + k + " = " + s + " == 0u ? " + six("M", j) + " : " + s + " == 1u ? " + six("U", j) + " : " + s +
+                       " == 2u ? " + six("U", j + 1) + " : " + six("U", j + 2) + ";",
+                   6);
+            n.line("float after" + k + " = " + s + " == 0u ? " + six("M", j + 2) + " : " + s + " == 1u ? " + six("D", j + 2) + " : " +
+                       s + " == 2u ? " + six("D", j + 1) + " : " + six("D", j) + ";",
+                   3);
+            classOf(k);
+        }
+        n.line("vec4 cls = vec4(cls0, cls1, cls2, cls3) * step(vec4(x0 + 0.5) + vec4(0.0, 1.0, 2.0, 3.0), vec4(u_thresholds.z));", 3);
+        suppress = n.finishRaw("cls / 255.0");
+    } else if (quads) {
         n.line("float x0 = 4.0 * floor(pos.x) + 0.5;", 2);
         for (int j = 0; j < 4; ++j) classAt("vec2(x0 + " + f(j) + ", pos.y)", std::to_string(j));
         // Pixels past the frame's last column are none, so they never grow an edge.
@@ -205,7 +294,7 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
         classAt("pos", "");
         suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
     }
-    suppress.cost.dependentDepth = 2;
+    suppress.cost.dependentDepth = quadStrength ? 1 : 2;
     const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold),
                                                 static_cast<float>(format_.width), static_cast<float>(classWidth)}}};
     Value classes = into(suppress, {strength}, Value{newPlane(Plane::Kind::Rgba8, classWidth, format_.height), classFormat}, thresholds);
@@ -213,12 +302,14 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
     // Hysteresis: a weak pixel 8-connected to a strong one becomes an edge (3). CpuFlood: the
     // classes read back, flooded on the cpu and uploaded; a byte a pixel in the read-back on quads,
     // the red of each texel on packed planes.
+    int floodStep = -1;
     if (options_.hysteresis == HysteresisForm::CpuFlood) {
+        floodStep = static_cast<int>(steps_.size());
         DrawStep flood;
         flood.watched = classes.plane;
         flood.cpuFloodBytesPerPixel = quads ? 1 : 4;
         steps_.push_back(flood);
-        passes_.push_back({"edges.hysteresis (cpu flood)", classPlanes,
+        passes_.push_back({kFloodPass, classPlanes,
                            "no draw: the classes read back, flooded on the cpu from the strong pixels, uploaded"});
     } else {
         hysteresisDraws(classes, thresholds, quads, classPlanes, perFragment);
@@ -240,7 +331,13 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
     case EdgeOutput::Edges: value = "vec2(c > 1.5 ? 1.0 : 0.0, 0.0)"; break;
     case EdgeOutput::Strength:
         o.input(1, strength.format);
-        value = "vec2(" + strengthOf(o.fetch(1, "")) + ", 0.0)";
+        if (quadStrength) {
+            o.line("vec4 st = " + o.fetchRawAt(1, "vec2(floor(pos.x * 0.25) + 0.5, pos.y)") + ";", 2);
+            o.line("float strength = dot(st, vec4(equal(vec4(mod(floor(pos.x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0))));", 8);
+            value = "vec2(uintBitsToFloat(floatBitsToUint(strength) & " + kStrengthBits + "), 0.0)";
+        } else {
+            value = "vec2(" + strengthOf(o.fetch(1, "")) + ", 0.0)";
+        }
         format = planeFormat(false, strength.format.bound, true);
         inputs.push_back(strength);
         break;
@@ -265,6 +362,9 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
     }
     o.line("", 2);
     const Value out = full(o.finish(value, format), inputs, format, uniforms);
+    // Edges (0 or 1) are the flood's classes as they stand: a frame in system memory can take
+    // them from the flood, where this output is the chain's result (planChain decides).
+    if (spec.output == EdgeOutput::Edges && floodStep >= 0) edgesFromFlood_ = {floodStep, out.plane};
     return out;
 }
 

@@ -275,6 +275,17 @@ void FragmentPlanner::planChain(const Chain& chain) {
     }
     plan_->result = v;
     plan_->complexOutput = chain.complexOutput();
+    if (edgesFromFlood_.plane >= 0 && edgesFromFlood_.plane == v.plane) {
+        plan_->floodResult = edgesFromFlood_.step;
+        for (auto p = passes_.rbegin(); p != passes_.rend(); ++p)
+            if (p->name == kFloodPass) {
+                p->grid += " for a frame into a texture; in one in system memory, the result";
+                break;
+            }
+        PassInfo& output = passes_.back();
+        output.grid = "1 draw into a texture (a frame in system memory: none, the flood gives the result)" +
+                      output.grid.substr(output.grid.find(';'));
+    }
     // A real float result is an R32F plane: read straight into the output where the driver reads
     // it as GL_RED / GL_FLOAT.
     if (caps_.redReadback && !packed_ && failure_ && v.format.kind == PlaneKind::Float && !v.format.complex)

@@ -72,6 +72,9 @@ struct Draw {
     unsigned program = 0;  ///< set when the backend compiles it
 };
 
+/// The pass --explain shows for HysteresisForm::CpuFlood.
+inline constexpr const char* kFloodPass = "edges.hysteresis (cpu flood)";
+
 /// Draws run once, or (hysteresis) repeated until the watched plane stops changing.
 using DrawStep = Step<Draw>;
 
@@ -92,6 +95,11 @@ struct FragmentPlan {
     int luma = -1;
     PlaneValue result;
     int redResult = 0;  ///< the result's plane where it is R32F and reads back as GL_RED / GL_FLOAT
+    /// The step whose cpu flood also gives the result of a frame in system memory: an edge
+    /// stage's `edges` output (0 or 1: class strong or edge) as the chain's result, drawn by the
+    /// step after it. Such a frame uploads no classes and runs no step after it, and reads nothing
+    /// back but the classes; a frame into a texture runs every step. -1: none.
+    int floodResult = -1;
     bool complexOutput = false;
     Status failure;     ///< the first planning failure (a shader over the budget, a cascade too long)
     /// On a board with a speed (GpuLimits::speed): the forms the planner chose by the board's
@@ -229,6 +237,10 @@ private:
     // plan_edges.cpp
     Value gabor(const GaborPlan& plan, const Value& in);
     Value edges(const EdgeStagePlan& plan, const Value& in);
+    /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.
+    Value quadGradient(const Value& smooth);
+    /// Suppression, the double threshold, hysteresis and the stage's output from the strengths.
+    Value edgeClasses(const EdgeSpec& spec, const Value& in, const Value& strength);
     /// HysteresisForm::Draws on the edge classes (on quads: four pixels a texel): pairs of draws
     /// repeated until stable, on the weak pixels alone where the stencil completes the planes.
     void hysteresisDraws(const Value& classes, const Uniforms& thresholds, bool quads, const std::string& classPlanes,
@@ -253,6 +265,11 @@ private:
     /// not make them.
     mutable bool recursiveFormsApply_ = false;
     bool pyramidApplies_ = false;
+    /// The last edge stage whose `edges` output its cpu flood can make: the flood's step and the
+    /// output's plane (FragmentPlan::floodResult where that plane is the chain's result).
+    struct FloodOutput {
+        int step = -1, plane = -1;
+    } edgesFromFlood_;
     /// The widest strip whose section shaders fit the budget, by what they depend on
     /// (section()): found by generating shaders, so kept for every candidate plan of a
     /// chooseByEstimate() (it hands its map to them).

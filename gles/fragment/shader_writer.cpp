@@ -127,11 +127,15 @@ std::string FragmentWriter::fetchRawAt(int slot, const std::string& texel) {
 }
 
 std::string FragmentWriter::fetchLayerAt(int slot, const std::string& texel, int layer) {
+    return fetchLayerAt(slot, texel, glslFloat(layer));
+}
+
+std::string FragmentWriter::fetchLayerAt(int slot, const std::string& texel, const std::string& layer) {
     cost_.fetches += 1;
     cost_.alu += 1;
     std::string arg = texel;
     arg += ", ";
-    arg += glslFloat(layer);
+    arg += layer;
     return call('l', slot, arg);
 }
 

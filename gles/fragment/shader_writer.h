@@ -72,6 +72,8 @@ public:
     std::string fetchRawAt(int slot, const std::string& texel);
     /// The raw texel of layer `layer` of a QuadRows input at an absolute texel coordinate.
     std::string fetchLayerAt(int slot, const std::string& texel, int layer);
+    /// The same at a layer given by an expression (a float, 0.0 to 3.0).
+    std::string fetchLayerAt(int slot, const std::string& texel, const std::string& layer);
     /// One statement of `alu` operations.
     void line(const std::string& code, int alu);
     /// Writes `value` (a vec2 expression: re, im) in the output format; returns the shader.

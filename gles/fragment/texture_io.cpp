@@ -231,7 +231,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
         Plane& lumaPlane = plan_.planes[plan_.luma];
         const unsigned luma = lumaPlane.texture;
         lumaPlane.texture = direct ? in.texture : plan_.planes[importPlane_].texture;
-        runSteps();
+        runSteps(false);
         lumaPlane.texture = luma;
         if (direct) filters(minFilter, magFilter);
     } else {

@@ -331,12 +331,15 @@ TEST(Hysteresis, OverTheManyRoundsOfAQvgaFrameTheStencilGivesTheFullFrameResult)
 TEST(Hysteresis, TheCpuFloodGivesTheDrawsResult) {
     // The class map read back once, flooded on the cpu and uploaded, against the draws repeated
     // until stable: the same edge maps, to the bit, on float (quads: a byte a pixel read back)
-    // and packed planes (the red of each texel), in every output, with no draw of its own.
+    // and packed planes (the red of each texel), in every output, with no draw of its own. Where
+    // the `edges` output ends the chain, a frame in system memory takes it from the flood: no
+    // upload, no output draw, nothing read back but the classes.
     gles::FragmentOptions fragment[2];
     fragment[0].hysteresis = gles::HysteresisForm::Draws;
     fragment[1].hysteresis = gles::HysteresisForm::CpuFlood;
     for (const char* board : {"host", "rpi3"})
-        for (const char* text : {"edges", "edges sigma=2.5 output=overlay", "edges method=gabor output=strength"})
+        for (const char* text : {"edges", "edges method=gabor", "edges sigma=2.5 output=overlay", "edges method=gabor output=strength",
+                                 "edges ! blur sigma=1"})
             for (const test::Size size : {test::Size{1, 1}, test::Size{5, 3}, test::Size{33, 7}, test::Size{131, 67}}) {
                 std::unique_ptr<Backend> b[2];
                 expectSameResults(board, text, size, fragment, b);
@@ -347,6 +350,10 @@ TEST(Hysteresis, TheCpuFloodGivesTheDrawsResult) {
                 EXPECT_FALSE(std::any_of(passes.begin(), passes.end(), [](const gles::PassInfo& p) {
                     return p.name.rfind("edges.hysteresis", 0) == 0 && p.name != "edges.hysteresis (cpu flood)";
                 })) << board << " " << text;
+                const std::string explained = b[1]->explain();
+                const bool fromFlood = std::string_view(text) == "edges" || std::string_view(text) == "edges method=gabor";
+                EXPECT_EQ(explained.find(" and uploaded 0 between its draws") != std::string::npos, fromFlood) << board << " " << text;
+                EXPECT_EQ(explained.find("reads back 0\n") != std::string::npos, fromFlood) << board << " " << text << explained;
             }
 }
 
