@@ -66,6 +66,9 @@ def main():
                 else:
                     ran_rows, _ = pi_passes.as_run(rows, text, backend, 0, pi_passes.hysteresis_counts(ran))
                     counted = pi_passes.invocations_per_program(ran, w, h)
+                # A program the frame never ran (gles-fragment's output draw where the flood gives
+                # the result) issues nothing, whatever its count.
+                counted = {p: n for p, n in counted.items() if n}
                 model = sum(items * i for _, items, _, i, _ in ran_rows)
                 missing = sorted(p for p in counted if p not in inst)
                 frame_count = sum(f * inst.get(p, 0) for p, f in counted.items())

@@ -315,6 +315,11 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, const 
         hysteresisDraws(classes, thresholds, quads, classPlanes, perFragment);
     }
     // The stage's output.
+    if (quadStrength) {
+        const Value out = quadRowsOutput(spec, in, classes, strength);
+        if (spec.output == EdgeOutput::Edges && floodStep >= 0) edgesFromFlood_ = {floodStep, out.plane};
+        return out;
+    }
     FragmentWriter o("edges.output", !packed_);
     o.input(0, classFormat);
     if (quads) {
@@ -441,6 +446,71 @@ void FragmentPlanner::hysteresisDraws(const Value& classes, const Uniforms& thre
     passes_.push_back({hysteresis.name, classPlanes,
                        std::string("2 draws") + (stencil ? " on the weak pixels (stencil)" : "") + ", repeated until stable; " +
                            describe(hysteresis.cost)});
+}
+
+
+FragmentPlanner::Value FragmentPlanner::quadRowsOutput(const EdgeSpec& spec, const Value& in, const Value& classes,
+                                                       const Value& strength) {
+    // Four rows of four pixels a fragment, from the classes (and the strengths) four a texel, into
+    // a QuadRows plane: the storage of the blur's QuadRows plane, free once the gradient has read
+    // it, where an R32F result would hold a frame-sized plane more (GstGL's encode reads it per
+    // pixel; a frame in system memory reads it back a layer at a time).
+    FragmentWriter o("edges.output, four rows per fragment", true);
+    o.input(0, classes.format);
+    PlaneFormat format{PlaneKind::QuadRows, false, 1, true};
+    std::vector<Value> inputs{classes};
+    Uniforms uniforms;
+    switch (spec.output) {
+    case EdgeOutput::Edges: break;
+    case EdgeOutput::Strength:
+        o.input(1, strength.format);
+        format.bound = strength.format.bound;
+        inputs.push_back(strength);
+        break;
+    case EdgeOutput::Overlay:
+        o.input(1, in.format);
+        format.bound = std::max(1.0, in.format.bound);
+        format.nonNegative = in.format.nonNegative;
+        inputs.push_back(in);
+        if (in.format.kind == PlaneKind::Luma8) {
+            // The input copied exactly: its code's unit value looked up (unitValues()), as the
+            // per-pixel output does.
+            o.uniformArray("u_unit", 64);
+            const std::array<float, 256>& unit = unitValues();
+            uniforms.push_back({"u_unit", std::vector<float>(unit.begin(), unit.end())});
+        }
+        break;
+    }
+    std::array<std::string, 4> rows;
+    for (int j = 0; j < 4; ++j) {
+        const std::string k = std::to_string(j), y = "(4.0 * floor(pos.y) + " + f(j + 0.5) + ")";
+        o.line("vec4 c" + k + " = floor(" + o.fetchRawAt(0, "vec2(pos.x, " + y + ")") + " * 255.0 + 0.5);", 3);
+        o.line("bvec4 edge" + k + " = greaterThan(c" + k + ", vec4(1.5));", 1);
+        std::string value = "vec4(edge" + k + ")";
+        if (spec.output == EdgeOutput::Strength) {
+            o.line("vec4 s" + k + " = uintBitsToFloat(floatBitsToUint(" + o.fetchRawAt(1, "vec2(pos.x, " + y + ")") +
+                       ") & uvec4(0xfffffffcu));",
+                   1);
+            value = "s" + k;
+        } else if (spec.output == EdgeOutput::Overlay) {
+            // The four pixels' input, each fetched at the top level (its row clamped by the fetch).
+            std::string image = "vec4(";
+            for (int i = 0; i < 4; ++i) {
+                const std::string p = "vec2(4.0 * floor(pos.x) + " + f(i + 0.5) + ", " + y + ")";
+                const std::string v = "i" + k + std::to_string(i);
+                if (in.format.kind == PlaneKind::Luma8) {
+                    o.line("int " + v + " = int(floor(" + o.fetchRawAt(1, p) + ".r * 255.0 + 0.5));", 3);
+                    o.line("float u" + v + " = u_unit[" + v + " / 4][" + v + " % 4];", 3);
+                    image += std::string(i ? ", " : "") + "u" + v;
+                } else {
+                    image += std::string(i ? ", " : "") + o.fetchAt(1, p) + ".x";
+                }
+            }
+            value = "mix(" + image + "), vec4(1.0), edge" + k + ")";
+        }
+        rows[j] = value;
+    }
+    return full(o.finishRows(rows), inputs, format, uniforms, (format_.width + 3) / 4, (format_.height + 3) / 4);
 }
 
 } // namespace striate::gles

@@ -241,6 +241,9 @@ private:
     Value quadGradient(const Value& smooth);
     /// Suppression, the double threshold, hysteresis and the stage's output from the strengths.
     Value edgeClasses(const EdgeSpec& spec, const Value& in, const Value& strength);
+    /// The edge stage's output four rows of four pixels a fragment, into a QuadRows plane (where
+    /// the strengths are a Quad plane).
+    Value quadRowsOutput(const EdgeSpec& spec, const Value& in, const Value& classes, const Value& strength);
     /// HysteresisForm::Draws on the edge classes (on quads: four pixels a texel): pairs of draws
     /// repeated until stable, on the weak pixels alone where the stencil completes the planes.
     void hysteresisDraws(const Value& classes, const Uniforms& thresholds, bool quads, const std::string& classPlanes,
