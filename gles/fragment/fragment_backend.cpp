@@ -161,13 +161,15 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     for (DrawStep& step : plan_.steps)
         for (Draw& d : step.passes) compile(d);
     const int W = format.width, H = format.height;
-    // Host planes for the read-back where the result is not read straight into real_ as R32F.
-    readback8_.resize(packed_ ? static_cast<std::size_t>(4) * W * H : 0);
+    // Host planes for the read-back where the result is not read straight into real_ as R32F
+    // (nor given by the flood).
+    const bool readsBack = plan_.floodResult < 0;
+    readback8_.resize(packed_ && readsBack ? static_cast<std::size_t>(4) * W * H : 0);
     // A QuadRows result is read a layer (a quarter of the rows) at a time.
     std::size_t texels = static_cast<std::size_t>(W) * H;
     if (failure_ && plan_.result.format.kind == PlaneKind::QuadRows)
         texels = static_cast<std::size_t>(plan_.planes[plan_.result.plane].width) * plan_.planes[plan_.result.plane].height;
-    readbackF_.resize(packed_ || plan_.redResult > 0 ? 0 : 4 * texels);
+    readbackF_.resize(packed_ || plan_.redResult > 0 || !readsBack ? 0 : 4 * texels);
     // The cpu flood's host planes: the classes' read-back, on packed planes a byte a pixel
     // gathered from it, and the flood's queue (new[]: only the entries a flood writes become
     // resident, as the cpu backend's).
