@@ -15,7 +15,9 @@ The estimate is not a measurement: nothing executes under the shim. Per pass it 
 of two bounds, issue (ceil(items / 16) x instructions x 4 clocks / (QPUs x clock): a QPU runs a
 16-wide instruction in 4 clocks) and texture (items x fetches / (TMUs x clock)), summed over the
 passes of a frame (a recursive line pass's items: its lines times their length, since each
-invocation loops over its line), with the boards' published clocks and QPU counts (and the assumptions named in
+invocation loops over its line; a sample's instructions: its two loops' as the driver's QPU code
+has them (V3D_DEBUG=qpu; line_loops), the rest of the program once a line), with the boards'
+published clocks and QPU counts (and the assumptions named in
 BOARDS below). A step that repeats until stable (gles-fragment's hysteresis) is counted as often
 as it ran: the same plan (the arm64 build, the board's profile) on llvmpipe under qemu, GLES 2.0
 for vc4's boards, on two frames of a real photograph at each size (tests/support/photo_clip.py:
@@ -86,6 +88,9 @@ def png(path, w, h):
 
 # qemu-aarch64 as the Pi 4's core: no SVE, as on every Pi (toolchains/rpi-aarch64.cmake).
 QEMU = ["qemu-aarch64", "-cpu", "cortex-a72"]
+PASS = re.compile(r"^  (.+?) -> (.+), (\d+ draws?.*|\d+ strip draws.*|\d+ one-texel-wide draws|\d+x\d+ workgroups.*)$")
+STATS = re.compile(r"^  (.+?): MESA_SHADER_\w+: (\d+) inst, (\d+) threads(?:, (\d+) loops)?")
+LINE_LOOPS = re.compile(r"^  (.+): loops of ([\d, ]+) instructions$")
 
 
 def emulator(gpu, sysroot, pi):
@@ -103,13 +108,56 @@ def emulator(gpu, sysroot, pi):
 
 
 def explain(build, sysroot, pi, gpu, board, backend, chain, image, work):
+    """`striate filter --explain` of the chain under the board's compiler; for gles-compute with
+    a line "  PROGRAM: loops of A, B instructions" added for each recursive line program
+    (line_loops)."""
     env = dict(os.environ, MESA_SHADER_CACHE_DISABLE="true", XDG_CACHE_HOME=os.path.join(work, "xdg"))
     cmd = emulator(gpu, sysroot, pi) + [os.path.join(build, "bin/striate"), "filter", image, os.path.join(work, "out.png"),
                                         "--chain", chain, "--backend", backend, "--board", board, "--explain"]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     if r.returncode != 0 or "using the cpu backend" in r.stderr:
         raise SystemExit("%s %s %s '%s' failed: %s" % (gpu, board, backend, chain, r.stderr[-500:]))
-    return r.stdout
+    text = r.stdout
+    lines = sorted({m.group(1) for m in map(STATS.match, text.splitlines()) if m and m.group(1).startswith("recursive_line.comp")})
+    for program, loops in line_loops(build, sysroot, pi, gpu, lines, work).items():
+        text += "  %s: loops of %s instructions\n" % (program, ", ".join(map(str, loops)))
+    return text
+
+
+QPU_BRANCH = re.compile(r"^0x[0-9a-f]+ +b[a-z]*\.[a-z]+ +(-?\d+),")
+PROGRAM_COUNT = re.compile(r"^  (.+): (\d+) inst$")
+LOOPS = {}
+
+
+def line_loops(build, sysroot, pi, gpu, programs, work):
+    """{program: [instructions of each loop]} of gles-compute programs on a V3D compiler: each
+    compiled alone by `pi_compilers --compute` with V3D_DEBUG=qpu, which prints the QPU code of
+    every program the driver compiles (the program's, and any variant of it); the code whose length
+    is the compiler's count for the program is its own. A loop is a backward branch, and its
+    instructions run every trip are the branch's distance (v3d's branch offset counts from the
+    instruction after the three delay slots, so the distance covers the branch and its delay
+    slots)."""
+    env = dict(os.environ, MESA_SHADER_CACHE_DISABLE="true", XDG_CACHE_HOME=os.path.join(work, "xdg"))
+    for program in programs:
+        if (gpu, program) in LOOPS:
+            continue
+        cmd = emulator(gpu, sysroot, pi) + ["-E", "V3D_DEBUG=qpu", os.path.join(build, "bin/pi_compilers"), "--compute", program]
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+        counted = [int(m.group(2)) for m in map(PROGRAM_COUNT.match, r.stdout.splitlines()) if m]
+        if r.returncode != 0 or len(counted) != 1:
+            raise SystemExit("%s pi_compilers --compute '%s' failed: %s" % (gpu, program, r.stdout[-500:]))
+        codes = []
+        for line in r.stdout.splitlines():
+            if line.startswith("MESA_SHADER_COMPUTE"):
+                codes.append([])
+            elif line.startswith("0x") and codes:
+                codes[-1].append(line)
+        own = [c for c in codes if len(c) == counted[0]]
+        if not own:
+            raise SystemExit("%s %s: no QPU code printed of the %d instructions the compiler counted (%s)" % (
+                gpu, program, counted[0], ", ".join(str(len(c)) for c in codes)))
+        LOOPS[(gpu, program)] = [-int(b.group(1)) // 8 for b in map(QPU_BRANCH.match, own[-1]) if b and int(b.group(1)) < 0]
+    return {p: LOOPS[(gpu, p)] for p in programs}
 
 
 FRAME = re.compile(r"the last frame ran (\d+) draws moving at least (\d+) bytes and loading (\d+) in tiles"
@@ -277,8 +325,7 @@ def invocations_per_program(text, w, h):
     return out
 
 
-PASS = re.compile(r"^  (.+?) -> (.+), (\d+ draws?.*|\d+ strip draws.*|\d+ one-texel-wide draws|\d+x\d+ workgroups.*)$")
-STATS = re.compile(r"^  (.+?): MESA_SHADER_\w+: (\d+) inst, (\d+) threads(?:, (\d+) loops)?")
+
 
 
 def loop_trips(program, loops):
@@ -327,6 +374,7 @@ def passes(text, w, h):
             m = STATS.match(line)
             if m:
                 stats[m.group(1)] = (int(m.group(2)) * loop_trips(m.group(1), int(m.group(4) or 0)), int(m.group(3)))
+    loops = {m.group(1): [int(n) for n in m.group(2).split(", ")] for m in map(LINE_LOOPS.match, lines) if m}
     out = []
     for line in lines:
         if line.startswith("the driver's compiler"):
@@ -344,8 +392,18 @@ def passes(text, w, h):
             items = gx * gy * local_size(name)
             if name.startswith("recursive_line"):
                 # One invocation per line runs its causal and its anticausal loop over the line:
-                # about the shader's instructions once per sample (two loops, each about half).
-                items *= w if "AXIS=0" in name else h
+                # a sample costs the two loops' instructions (line_loops: the QPU code's), the rest
+                # of the program runs once a line. Where the loops are not known, the whole
+                # program once a sample (an upper bound: the model before 2026-11-28).
+                length = w if "AXIS=0" in name else h
+                items *= length
+                if program in loops and program in stats:
+                    if len(loops[program]) != 2:
+                        raise SystemExit("%s: %d loops in its QPU code, the model counts two (causal, anticausal)" % (
+                            program, len(loops[program])))
+                    total, threads = stats[program]
+                    per_sample = sum(loops[program])
+                    stats[program] = (per_sample + (total - per_sample) / length, threads)
         elif "one-texel" in grid or "one texel per line" in grid:
             items = max(w, h) * (int(grid.split()[0]) if "one-texel-wide" in grid else 1)
         else:

@@ -7,6 +7,11 @@
 //   pi_compilers --boards rpi0,rpi3 [--report FILE.tsv] [--min-threads N] [--quick] [--only TEXT]
 //   pi_compilers --over-limit      a test-only fragment shader over vc4's limit, through the
 //                                  same check: it must fail, naming the shader
+//   pi_compilers --compute PROGRAM...  each compute program, named as --explain names it
+//                                  ("recursive_line.comp AXIS=0 ..."), compiled and dispatched
+//                                  once (where Mesa's v3d compiles): a line "PROGRAM: N inst";
+//                                  with V3D_DEBUG=qpu the driver prints its code, whose loops
+//                                  scripts/pi_passes.py measures
 //
 // It fails (exit 1) on a compile or link error, a pass the driver did not compile (vc4's
 // register-allocation failure), any spill (v3d), a fragment or compute shader below the board's
@@ -26,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include <GLES2/gl2.h>
+#include <GLES3/gl31.h>
 
 #include "board/probe.h"
 #include "board/profile.h"
@@ -274,6 +279,67 @@ int overLimit() {
     return 0;
 }
 
+/// --compute: each program compiled and dispatched once (nothing executes under the noop shim).
+int computePrograms(const std::vector<std::string>& programs) {
+    std::unique_ptr<gles::EglContext> ctx;
+    Status made = gles::EglContext::create(&ctx);
+    if (made) made = ctx->makeCurrent();
+    if (!made) {
+        std::fprintf(stderr, "pi_compilers: no GLES context: %s\n", made.message().c_str());
+        return 2;
+    }
+    gles::DriverLog log;
+    if (!log.install()) {
+        std::fprintf(stderr, "pi_compilers: the context has no KHR_debug\n");
+        return 2;
+    }
+    gles::ProgramCache cache(ctx->info().major, ctx->info().minor);
+    // Every image and sampler unit a program may use bound to a small R32F texture: the driver
+    // sets up a dispatch's state from them even where nothing executes.
+    GLuint texture = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, 4, 4);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    for (GLuint unit = 0; unit < 4; ++unit) {
+        glBindImageTexture(unit, texture, 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32F);
+        glActiveTexture(GL_TEXTURE0 + unit);
+        glBindTexture(GL_TEXTURE_2D, texture);
+    }
+    int status = 0;
+    for (const std::string& name : programs) {
+        std::stringstream words(name);
+        std::string file, word;
+        words >> file;
+        gles::Defines defines;
+        while (words >> word)
+            if (const std::size_t eq = word.find('='); eq != std::string::npos) defines.emplace_back(word.substr(0, eq), word.substr(eq + 1));
+        unsigned program = 0;
+        if (Status s = cache.compute(file, defines, &program); !s) {
+            std::printf("FAIL '%s': %s\n", name.c_str(), s.message().c_str());
+            status = 1;
+            continue;
+        }
+        glUseProgram(program);
+        log.begin(name, true);
+        glDispatchCompute(1, 1, 1);
+        log.end();
+        glFinish();
+        const gles::StageStats* stats = log.reports().empty() ? nullptr : log.reports().back().passStage();
+        if (!stats) {
+            std::printf("FAIL '%s': no statistics from the driver\n", name.c_str());
+            status = 1;
+            continue;
+        }
+        std::printf("  %s: %d inst\n", name.c_str(), stats->instructions);
+        std::fflush(stdout);  // after the driver's own output for it (V3D_DEBUG goes to stderr)
+    }
+    glDeleteTextures(1, &texture);
+    log.uninstall();
+    return status;
+}
+
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> out;
     std::stringstream in(s);
@@ -293,13 +359,14 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--over-limit") return overLimit();
+        if (a == "--compute") return computePrograms(std::vector<std::string>(argv + i + 1, argv + argc));
         if (a == "--boards" && i + 1 < argc) boards = split(argv[++i]);
         else if (a == "--report" && i + 1 < argc) report = argv[++i];
         else if (a == "--min-threads" && i + 1 < argc) minThreads = std::atoi(argv[++i]);
         else if (a == "--quick") quick = true;
         else if (a == "--only" && i + 1 < argc) only = argv[++i];
         else {
-            std::fprintf(stderr, "usage: pi_compilers --boards B[,B...] [--report FILE.tsv] [--min-threads N] [--quick] [--only TEXT] | --over-limit\n");
+            std::fprintf(stderr, "usage: pi_compilers --boards B[,B...] [--report FILE.tsv] [--min-threads N] [--quick] [--only TEXT] | --over-limit | --compute PROGRAM...\n");
             return 2;
         }
     }
