@@ -172,6 +172,26 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         keptRe_ = plane(Format::R32F);
         keptIm_ = plane(Format::R32F);
     }
+    const Defines tailDefines = {{"SINK", std::to_string(static_cast<int>(plan.sink))},
+                                 {"REMOVE_DC", plan.removeDc ? "1" : "0"},
+                                 {"TIE", glslFloat(kTieTolerance)}};
+    // The stage's output from orientation o's response (gabor_combine.comp's, or a recursive
+    // vertical pass's tail): its inputs and outputs past the response's own.
+    const auto bindTail = [&](ComputePass& p, const GaborOrientationPlan& o, bool first) {
+        if (plan.removeDc) {
+            sampler(p, 2, gauss);
+            uniform(p, "dcGain", o.dcGain);
+        }
+        image(p, 2, out, bank ? Access::ReadWrite : Access::Write);
+        if (bank) uniformInt(p, "first", first);
+        if (plan.sink == GaborSink::MaxEnergy) {
+            image(p, 3, sector, Access::Write);
+            uniformUint(p, "orientationSector", o.sector);
+        }
+    };
+    // A recursive vertical pass ends in the tail itself where the output is a magnitude (SINK 0,
+    // 5, 6): no combine pass, the final response never stored.
+    const bool fusedTail = plan.recursive && (plan.sink == GaborSink::Magnitude || bank);
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         // Horizontal pass (real in), then vertical (complex in; recursive: in place).
@@ -179,10 +199,16 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         for (int axis = 0; axis < 2; ++axis) {
             Defines d = {{"AXIS", std::to_string(axis)}, {"COMPLEX_IN", std::to_string(axis)}};
             if (plan.recursive) {
-                const bool inPlace = axis == 1;
+                const bool inPlace = axis == 1, tail = axis == 1 && fusedTail;
                 d.insert(d.end(), {{"COMPLEX_OUT", "1"}, {"IN_PLACE", inPlace ? "1" : "0"}});
+                if (tail) {
+                    d.push_back({"TAIL", "1"});
+                    d.insert(d.end(), tailDefines.begin(), tailDefines.end());
+                }
                 ComputePass& p = dispatch("recursive_line.comp", d, groups(axis == 0 ? H : W, kLineGroup), 1,
-                                          inPlace ? "2 x R32F (re, im), in place" : "2 x R32F (re, im)");
+                                          tail   ? (bank ? "R32F (running maximum)" : "R32F")
+                                          : inPlace ? "2 x R32F (re, im), in place"
+                                                    : "2 x R32F (re, im)");
                 cascade(p, axis == 0 ? o.x : o.y);
                 if (!inPlace) {
                     sampler(p, 0, in);
@@ -191,6 +217,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
                 }
                 image(p, 0, re, Access::ReadWrite);
                 image(p, 1, im, Access::ReadWrite);
+                if (tail) bindTail(p, o, k == 0);
                 continue;
             }
             // The plan's half taps (c_k, s_k), k = 0..R, of this orientation and axis.
@@ -208,26 +235,15 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             image(p, 0, re, Access::Write);
             image(p, 1, im, Access::Write);
         }
-        const Defines d = {{"SINK", std::to_string(static_cast<int>(plan.sink))},
-                           {"REMOVE_DC", plan.removeDc ? "1" : "0"},
-                           {"TIE", glslFloat(kTieTolerance)}};
-        ComputePass& p = dispatch("gabor_combine.comp", d, groups(W, kTile), groups(H, kTile),
+        if (fusedTail) continue;
+        ComputePass& p = dispatch("gabor_combine.comp", tailDefines, groups(W, kTile), groups(H, kTile),
                                   bank ? "R32F (running maximum)" : "R32F");
         sampler(p, 0, re);
         sampler(p, 1, im);
-        if (plan.removeDc) {
-            sampler(p, 2, gauss);
-            uniform(p, "dcGain", o.dcGain);
-        }
-        image(p, 0, out, bank ? Access::ReadWrite : Access::Write);
-        if (bank) uniformInt(p, "first", k == 0);
+        bindTail(p, o, k == 0);
         if (plan.sink == GaborSink::Complex) {
-            image(p, 1, keptRe_, Access::Write);
-            image(p, 2, keptIm_, Access::Write);
-        }
-        if (plan.sink == GaborSink::MaxEnergy) {
-            image(p, 1, sector, Access::Write);
-            uniformUint(p, "orientationSector", o.sector);
+            image(p, 0, keptRe_, Access::Write);
+            image(p, 1, keptIm_, Access::Write);
         }
     }
     return out;

@@ -362,6 +362,12 @@ def local_size(program):
     return int(layout.group(1)) * int(layout.group(2) or 1)
 
 
+def samples_per_trip(program):
+    """The samples a compute program's loops run a trip (its shader's SAMPLES_PER_TRIP)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gles", "shaders", program.split()[0])
+    return int(re.search(r"#define SAMPLES_PER_TRIP (\d+)", open(path).read()).group(1))
+
+
 def passes(text, w, h):
     """[(name, items, fetches, instructions, threads)] of one --explain output."""
     stats = {}
@@ -392,8 +398,8 @@ def passes(text, w, h):
             items = gx * gy * local_size(name)
             if name.startswith("recursive_line"):
                 # One invocation per line runs its causal and its anticausal loop over the line:
-                # a sample costs the two loops' instructions (line_loops: the QPU code's), the rest
-                # of the program runs once a line. Where the loops are not known, the whole
+                # a sample costs the two loops' instructions (line_loops: the QPU code's) over the
+                # samples a trip, the rest of the program runs once a line. Where the loops are not known, the whole
                 # program once a sample (an upper bound: the model before 2026-11-28).
                 length = w if "AXIS=0" in name else h
                 items *= length
@@ -402,7 +408,7 @@ def passes(text, w, h):
                         raise SystemExit("%s: %d loops in its QPU code, the model counts two (causal, anticausal)" % (
                             program, len(loops[program])))
                     total, threads = stats[program]
-                    per_sample = sum(loops[program])
+                    per_sample = sum(loops[program]) / samples_per_trip(name)
                     stats[program] = (per_sample + (total - per_sample) / length, threads)
         elif "one-texel" in grid or "one texel per line" in grid:
             items = max(w, h) * (int(grid.split()[0]) if "one-texel-wide" in grid else 1)

@@ -2,6 +2,8 @@
 // K_x K_y-weighted Gaussian is subtracted first. SINK 0 magnitude, 1 real, 2 imaginary, 3 phase,
 // 4 complex (magnitude out, the DC-free parts kept), 5 bank maximum of magnitudes, 6 edge bank
 // (maximum and the winner's NMS sector). Banks keep the first of near-equal maxima (kTieTolerance).
+// Its image units are recursive_line.comp's TAIL's: the output 2, the sector 3 (the planner binds
+// both alike). A recursive vertical pass runs SINK 0, 5 and 6 itself.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform highp sampler2D re;
 layout(binding = 1) uniform highp sampler2D im;
@@ -10,17 +12,17 @@ layout(binding = 2) uniform highp sampler2D gauss;
 uniform highp float dcGain;
 #endif
 #if SINK >= 5
-layout(r32f, binding = 0) uniform highp image2D dst;
+layout(r32f, binding = 2) uniform highp image2D dst;
 uniform bool first;
 #else
-layout(r32f, binding = 0) writeonly uniform highp image2D dst;
+layout(r32f, binding = 2) writeonly uniform highp image2D dst;
 #endif
 #if SINK == 4
-layout(r32f, binding = 1) writeonly uniform highp image2D keptRe;
-layout(r32f, binding = 2) writeonly uniform highp image2D keptIm;
+layout(r32f, binding = 0) writeonly uniform highp image2D keptRe;
+layout(r32f, binding = 1) writeonly uniform highp image2D keptIm;
 #endif
 #if SINK == 6
-layout(r32ui, binding = 1) writeonly uniform highp uimage2D sector;
+layout(r32ui, binding = 3) writeonly uniform highp uimage2D sector;
 uniform uint orientationSector;
 #endif
 

@@ -4,7 +4,14 @@
 // line. COMPLEX_IN reads an imaginary input plane too; COMPLEX_OUT writes one (a Gaussian's
 // output is real). The causal output is stored and read back by the same invocation, which the
 // GLSL memory model orders. IN_PLACE: the input is the output images' own contents (COMPLEX_IN
-// equal to COMPLEX_OUT); each sample is read before the causal pass overwrites it.
+// equal to COMPLEX_OUT); each sample is read before the causal pass overwrites it. TAIL: the
+// anticausal pass hands each output to the Gabor stage's tail (below) instead of storing it.
+#ifndef TAIL
+#define TAIL 0
+#endif
+// Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
+// over it).
+#define SAMPLES_PER_TRIP 2
 layout(local_size_x = 64) in;
 #if !IN_PLACE
 layout(binding = 0) uniform highp sampler2D srcRe;
@@ -22,6 +29,26 @@ uniform highp vec2 q[3];   // anticausal poles
 uniform highp vec2 g[3];   // causal steady state per unit input, section k
 uniform highp vec2 h[3];   // anticausal steady state per unit input
 uniform highp vec2 m[9];   // border matrix, row-major
+#if TAIL
+// A Gabor stage's output from each final sample of a vertical pass, in place of storing it
+// (gabor_combine.comp's, for SINK 0 magnitude, 5 bank maximum and 6 edge bank): the K_x K_y
+// weighted Gaussian subtracted with REMOVE_DC, the magnitude, a bank's running maximum (the first
+// of near-equal maxima kept, TIE) and the winner's sector.
+#if REMOVE_DC
+layout(binding = 2) uniform highp sampler2D gauss;
+uniform highp float dcGain;
+#endif
+#if SINK >= 5
+layout(r32f, binding = 2) uniform highp image2D dst;
+uniform bool first;
+#else
+layout(r32f, binding = 2) writeonly uniform highp image2D dst;
+#endif
+#if SINK == 6
+layout(r32ui, binding = 3) writeonly uniform highp uimage2D sector;
+uniform uint orientationSector;
+#endif
+#endif
 
 highp vec2 cmul(highp vec2 a, highp vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
@@ -58,6 +85,46 @@ highp vec2 sampleAt(int line, int i) {
 }
 #endif
 
+#if TAIL
+void tail(ivec2 at, highp vec2 z) {
+#if REMOVE_DC
+    z.x -= dcGain * texelFetch(gauss, at, 0).r;
+#endif
+    highp float magnitude = sqrt(z.x * z.x + z.y * z.y);
+#if SINK >= 5
+    // Stored either way (a branch in the loop costs more than the store): the maximum so far
+    // where this orientation does not win.
+    highp float best = first ? 0.0 : imageLoad(dst, at).r;
+    bool wins = first || magnitude > best * (1.0 + TIE);
+#if SINK == 6
+    if (wins) imageStore(sector, at, uvec4(orientationSector, 0u, 0u, 0u));
+#endif
+    magnitude = wins ? magnitude : best;
+#endif
+    imageStore(dst, at, vec4(magnitude, 0.0, 0.0, 0.0));
+}
+#endif
+
+// One sample of each direction's three sections (their states in place): the causal from the
+// input, the anticausal from the causal output, which it replaces with the result (or hands to
+// the tail).
+void causal(int line, int i, inout highp vec2 s0, inout highp vec2 s1, inout highp vec2 s2) {
+    s0 = sampleAt(line, i) + cmul(s0, p[0]);
+    s1 = s0 + cmul(s1, p[1]);
+    s2 = s1 + cmul(s2, p[2]);
+    store(line, i, B * s2);
+}
+void anticausal(int line, int i, inout highp vec2 t0, inout highp vec2 t1, inout highp vec2 t2) {
+    t0 = stored(line, i) + cmul(t0, q[0]);
+    t1 = t0 + cmul(t1, q[1]);
+    t2 = t1 + cmul(t2, q[2]);
+#if TAIL
+    tail(AT(i), B * t2);
+#else
+    store(line, i, B * t2);
+#endif
+}
+
 void main() {
     ivec2 size = imageSize(dstRe);
     int line = int(gl_GlobalInvocationID.x);
@@ -70,12 +137,14 @@ void main() {
 #endif
     highp vec2 first = sampleAt(line, 0), last = sampleAt(line, n - 1);
     highp vec2 s0 = cmul(first, g[0]), s1 = cmul(first, g[1]), s2 = cmul(first, g[2]);
-    for (int i = 0; i < n; ++i) {
-        s0 = sampleAt(line, i) + cmul(s0, p[0]);
-        s1 = s0 + cmul(s1, p[1]);
-        s2 = s1 + cmul(s2, p[2]);
-        store(line, i, B * s2);
+    // Two samples a trip (a loop's control and its waits for the texture unit shared by two), the
+    // odd one after.
+    int i = 0;
+    for (; i + 1 < n; i += SAMPLES_PER_TRIP) {
+        causal(line, i, s0, s1, s2);
+        causal(line, i + 1, s0, s1, s2);
     }
+    if (i < n) causal(line, i, s0, s1, s2);
     // Anticausal start: steady state for the last input plus the border matrix applied to the
     // causal states' deviations from theirs.
     highp vec2 d0 = s0 - cmul(last, g[0]), d1 = s1 - cmul(last, g[1]), d2 = s2 - cmul(last, g[2]);
@@ -83,10 +152,9 @@ void main() {
     highp vec2 t0 = cmul(u, h[0]) + cmul(d0, m[0]) + cmul(d1, m[1]) + cmul(d2, m[2]);
     highp vec2 t1 = cmul(u, h[1]) + cmul(d0, m[3]) + cmul(d1, m[4]) + cmul(d2, m[5]);
     highp vec2 t2 = cmul(u, h[2]) + cmul(d0, m[6]) + cmul(d1, m[7]) + cmul(d2, m[8]);
-    for (int i = n - 1; i >= 0; --i) {
-        t0 = stored(line, i) + cmul(t0, q[0]);
-        t1 = t0 + cmul(t1, q[1]);
-        t2 = t1 + cmul(t2, q[2]);
-        store(line, i, B * t2);
+    for (i = n - 1; i > 0; i -= SAMPLES_PER_TRIP) {
+        anticausal(line, i, t0, t1, t2);
+        anticausal(line, i - 1, t0, t1, t2);
     }
+    if (i == 0) anticausal(line, 0, t0, t1, t2);
 }
