@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
 
 #include "core/response.h"
 #include "gles/fragment/glsl.h"
@@ -14,6 +15,8 @@ namespace {
 
 /// Packed strengths closer than this many codes count as tied in non-maximum suppression.
 constexpr double kPackedTieCodes = 8;
+/// Canny's strength on float planes without the sector held in its two lowest mantissa bits.
+const std::string kStrengthBits = "0xfffffffcu";
 
 const char* sinkName(GaborSink s) {
     switch (s) {
@@ -118,11 +121,11 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
 FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const Value& in) {
     const EdgeSpec& spec = plan.spec;
     // Strength and NMS sector as one complex value (re: strength, im: sector 0..3); Canny's on
-    // float planes as one R32F value, the sector in the strength's two lowest mantissa bits
-    // (a relative change below 4e-7, cleared wherever it is read): half the memory of RG32F.
+    // float planes as one R32F value (four a texel in a Quad plane: quadGradient), the sector in
+    // the strength's two lowest mantissa bits (a relative change below 4e-7, cleared wherever it
+    // is read): half the memory of RG32F.
     Value strength;
     const bool sectorBits = spec.method == EdgeMethod::Canny && !packed_;
-    const std::string kStrengthBits = "0xfffffffcu";
     if (spec.method == EdgeMethod::Canny) {
         const Value smooth = blur(plan.blur, in);
         if (sectorBits && smooth.format.kind == PlaneKind::QuadRows) return edgeClasses(spec, in, quadGradient(smooth));
@@ -184,7 +187,7 @@ FragmentPlanner::Value FragmentPlanner::quadGradient(const Value& smooth) {
                f(kTan67_5) + " * ax)), vec4(0.0), lessThanEqual(ay, " + f(kTan22_5) + " * ax));",
            10);
     w.line("vec4 m = sqrt(gx * gx + gy * gy);", 6);
-    FragmentShader gradient = w.finishRaw("uintBitsToFloat((floatBitsToUint(m) & uvec4(0xfffffffcu)) | uvec4(sector))");
+    FragmentShader gradient = w.finishRaw("uintBitsToFloat((floatBitsToUint(m) & uvec4(" + kStrengthBits + ")) | uvec4(sector))");
     gradient.cost.alu += 3;
     const PlaneFormat format{PlaneKind::Quad, false, smooth.format.bound / std::sqrt(2.0), true};
     const Uniforms frame{{"u_frame", {static_cast<float>(format_.width - 1), static_cast<float>(format_.height - 1), 0.0f, 0.0f}}};
@@ -196,7 +199,6 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, const 
     // Quad plane where quadGradient made them).
     const bool sectorBits = spec.method == EdgeMethod::Canny && !packed_;
     const bool quadStrength = strength.format.kind == PlaneKind::Quad;
-    const std::string kStrengthBits = "0xfffffffcu";
     // The strength of a fetched value (sectorBits: without the sector's bits).
     const auto strengthOf = [&](const std::string& fetched) {
         return sectorBits ? "uintBitsToFloat(floatBitsToUint(" + fetched + ".x) & " + kStrengthBits + ")" : fetched + ".x";
@@ -488,8 +490,8 @@ FragmentPlanner::Value FragmentPlanner::quadRowsOutput(const EdgeSpec& spec, con
         o.line("bvec4 edge" + k + " = greaterThan(c" + k + ", vec4(1.5));", 1);
         std::string value = "vec4(edge" + k + ")";
         if (spec.output == EdgeOutput::Strength) {
-            o.line("vec4 s" + k + " = uintBitsToFloat(floatBitsToUint(" + o.fetchRawAt(1, "vec2(pos.x, " + y + ")") +
-                       ") & uvec4(0xfffffffcu));",
+            o.line("vec4 s" + k + " = uintBitsToFloat(floatBitsToUint(" + o.fetchRawAt(1, "vec2(pos.x, " + y + ")") + ") & uvec4(" +
+                       kStrengthBits + "));",
                    1);
             value = "s" + k;
         } else if (spec.output == EdgeOutput::Overlay) {

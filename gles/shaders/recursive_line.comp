@@ -135,8 +135,9 @@ void main() {
     int n = size.y;
     if (line >= size.x) return;
 #endif
-    highp vec2 first = sampleAt(line, 0), last = sampleAt(line, n - 1);
-    highp vec2 s0 = cmul(first, g[0]), s1 = cmul(first, g[1]), s2 = cmul(first, g[2]);
+    // (`head`, not `first`: the tail's uniform has that name.)
+    highp vec2 head = sampleAt(line, 0), last = sampleAt(line, n - 1);
+    highp vec2 s0 = cmul(head, g[0]), s1 = cmul(head, g[1]), s2 = cmul(head, g[2]);
     // Two samples a trip (a loop's control and its waits for the texture unit shared by two), the
     // odd one after.
     int i = 0;
