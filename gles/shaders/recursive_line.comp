@@ -11,7 +11,7 @@
 #endif
 // Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
 // over it).
-#define SAMPLES_PER_TRIP 2
+#define SAMPLES_PER_TRIP 4
 layout(local_size_x = 64) in;
 #if !IN_PLACE
 layout(binding = 0) uniform highp sampler2D srcRe;
@@ -138,14 +138,18 @@ void main() {
     // (`head`, not `first`: the tail's uniform has that name.)
     highp vec2 head = sampleAt(line, 0), last = sampleAt(line, n - 1);
     highp vec2 s0 = cmul(head, g[0]), s1 = cmul(head, g[1]), s2 = cmul(head, g[2]);
-    // Two samples a trip (a loop's control and its waits for the texture unit shared by two), the
-    // odd one after.
+    // Four samples a trip (a loop's control and its waits for the texture unit shared by four),
+    // up to three after.
     int i = 0;
-    for (; i + 1 < n; i += SAMPLES_PER_TRIP) {
+    for (; i + 3 < n; i += SAMPLES_PER_TRIP) {
         causal(line, i, s0, s1, s2);
         causal(line, i + 1, s0, s1, s2);
+        causal(line, i + 2, s0, s1, s2);
+        causal(line, i + 3, s0, s1, s2);
     }
     if (i < n) causal(line, i, s0, s1, s2);
+    if (i + 1 < n) causal(line, i + 1, s0, s1, s2);
+    if (i + 2 < n) causal(line, i + 2, s0, s1, s2);
     // Anticausal start: steady state for the last input plus the border matrix applied to the
     // causal states' deviations from theirs.
     highp vec2 d0 = s0 - cmul(last, g[0]), d1 = s1 - cmul(last, g[1]), d2 = s2 - cmul(last, g[2]);
@@ -153,9 +157,13 @@ void main() {
     highp vec2 t0 = cmul(u, h[0]) + cmul(d0, m[0]) + cmul(d1, m[1]) + cmul(d2, m[2]);
     highp vec2 t1 = cmul(u, h[1]) + cmul(d0, m[3]) + cmul(d1, m[4]) + cmul(d2, m[5]);
     highp vec2 t2 = cmul(u, h[2]) + cmul(d0, m[6]) + cmul(d1, m[7]) + cmul(d2, m[8]);
-    for (i = n - 1; i > 0; i -= SAMPLES_PER_TRIP) {
+    for (i = n - 1; i > 2; i -= SAMPLES_PER_TRIP) {
         anticausal(line, i, t0, t1, t2);
         anticausal(line, i - 1, t0, t1, t2);
+        anticausal(line, i - 2, t0, t1, t2);
+        anticausal(line, i - 3, t0, t1, t2);
     }
-    if (i == 0) anticausal(line, 0, t0, t1, t2);
+    if (i >= 0) anticausal(line, i, t0, t1, t2);
+    if (i >= 1) anticausal(line, i - 1, t0, t1, t2);
+    if (i >= 2) anticausal(line, i - 2, t0, t1, t2);
 }
