@@ -31,6 +31,15 @@ const char* sinkName(GaborSink s) {
     return "?";
 }
 
+/// An overlay copies the 8-bit input exactly: a texture unit's c / 255 may be an ulp off the
+/// reference's float(c / 255), so the shader looks each code's unit value up, u_unit[c / 4][c % 4]
+/// (unitValues()). Declares the table in `w` and gives its values to `uniforms`.
+void unitTable(FragmentWriter& w, FragmentPlanner::Uniforms* uniforms) {
+    w.uniformArray("u_unit", 64);
+    const std::array<float, 256>& unit = unitValues();
+    uniforms->push_back({"u_unit", std::vector<float>(unit.begin(), unit.end())});
+}
+
 } // namespace
 
 FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value& in) {
@@ -352,13 +361,9 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, const 
         o.input(1, in.format);
         // Fetched at the top level, then selected (a fetch inside a branch keeps vc4 at 1 thread).
         if (in.format.kind == PlaneKind::Luma8 && !packed_) {
-            // The input copied exactly: a texture unit's c / 255 may be an ulp off the reference's
-            // float(c / 255), so the code looks its unit value up (u_unit: unitValues()).
-            o.uniformArray("u_unit", 64);
+            unitTable(o, &uniforms);
             o.line("int code = int(floor(" + o.fetchRaw(1, "") + ".r * 255.0 + 0.5));", 3);
             o.line("float image = u_unit[code / 4][code % 4];", 3);
-            const std::array<float, 256>& unit = unitValues();
-            uniforms.push_back({"u_unit", std::vector<float>(unit.begin(), unit.end())});
         } else {
             o.line("float image = " + o.fetch(1, "") + ".x;", 0);
         }
@@ -474,13 +479,7 @@ FragmentPlanner::Value FragmentPlanner::quadRowsOutput(const EdgeSpec& spec, con
         format.bound = std::max(1.0, in.format.bound);
         format.nonNegative = in.format.nonNegative;
         inputs.push_back(in);
-        if (in.format.kind == PlaneKind::Luma8) {
-            // The input copied exactly: its code's unit value looked up (unitValues()), as the
-            // per-pixel output does.
-            o.uniformArray("u_unit", 64);
-            const std::array<float, 256>& unit = unitValues();
-            uniforms.push_back({"u_unit", std::vector<float>(unit.begin(), unit.end())});
-        }
+        if (in.format.kind == PlaneKind::Luma8) unitTable(o, &uniforms);
         break;
     }
     std::array<std::string, 4> rows;

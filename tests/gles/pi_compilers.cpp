@@ -218,19 +218,27 @@ void check(const std::string& board, const BoardLimits& limits, BackendKind kind
     }
 }
 
+/// A context of our own, current, with the driver log listening (--over-limit, --compute): false
+/// (said on stderr) where there is none or it has no KHR_debug.
+bool ownContext(std::unique_ptr<gles::EglContext>* ctx, gles::DriverLog* log) {
+    Status made = gles::EglContext::create(ctx);
+    if (made) made = (*ctx)->makeCurrent();
+    if (!made) {
+        std::fprintf(stderr, "pi_compilers: no GLES context: %s\n", made.message().c_str());
+        return false;
+    }
+    if (!log->install()) {
+        std::fprintf(stderr, "pi_compilers: the context has no KHR_debug\n");
+        return false;
+    }
+    return true;
+}
+
 /// The over-limit shader through the driver log, as a backend's pass would go.
 int overLimit() {
     std::unique_ptr<gles::EglContext> ctx;
-    if (Status s = gles::EglContext::create(&ctx); !s) {
-        std::fprintf(stderr, "pi_compilers: %s\n", s.message().c_str());
-        return 2;
-    }
-    if (Status s = ctx->makeCurrent(); !s) return 2;
     gles::DriverLog log;
-    if (!log.install()) {
-        std::fprintf(stderr, "pi_compilers: the context has no KHR_debug\n");
-        return 2;
-    }
+    if (!ownContext(&ctx, &log)) return 2;
     gles::ProgramCache cache(ctx->info().major, ctx->info().minor);
     const std::string name = gles::kOverVc4LimitName;
     unsigned program = 0;
@@ -282,17 +290,8 @@ int overLimit() {
 /// --compute: each program compiled and dispatched once (nothing executes under the noop shim).
 int computePrograms(const std::vector<std::string>& programs) {
     std::unique_ptr<gles::EglContext> ctx;
-    Status made = gles::EglContext::create(&ctx);
-    if (made) made = ctx->makeCurrent();
-    if (!made) {
-        std::fprintf(stderr, "pi_compilers: no GLES context: %s\n", made.message().c_str());
-        return 2;
-    }
     gles::DriverLog log;
-    if (!log.install()) {
-        std::fprintf(stderr, "pi_compilers: the context has no KHR_debug\n");
-        return 2;
-    }
+    if (!ownContext(&ctx, &log)) return 2;
     gles::ProgramCache cache(ctx->info().major, ctx->info().minor);
     // Every image and sampler unit a program may use bound to a small R32F texture: the driver
     // sets up a dispatch's state from them even where nothing executes.
