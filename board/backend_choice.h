@@ -32,7 +32,7 @@ struct BackendChoice {
     std::string fallback;
 };
 
-/// The one backend choice (DESIGN.md), for `chain` and `format`: `auto` follows autoBackend (what
+/// The one backend choice (docs/design.md), for `chain` and `format`: `auto` follows autoBackend (what
 /// selftest measured fastest here, else autoRule: cpu on a software renderer, else the lower of
 /// the board's estimates, else gles-compute where the board profile has compute, else
 /// gles-fragment). Errors are for the caller's input: an

@@ -8,8 +8,8 @@
 
 namespace striate {
 
-/// What this machine offers, probed once (DESIGN.md, board/): the GLES context and its limits
-/// from real queries (float formats by framebuffer completeness, not extension strings: the
+/// What this machine offers, probed once (docs/design.md, Boards and budgets): the GLES context
+/// and its limits from real queries (float formats by framebuffer completeness, not extension strings: the
 /// GpuLimits part, whose budget and unroll limit are not probed and stay 0), the board's
 /// device-tree model, the CPU's SIMD path.
 struct Probe : gles::GpuLimits {

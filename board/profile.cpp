@@ -41,7 +41,7 @@ constexpr gles::GpuLimits kVc4{
 
 // V3D 4.2 (Pi 4) through Mesa's v3d driver: GLES 3.1 with compute, 256 invocations and 32 KiB
 // shared memory per workgroup (v3d_screen.c), float targets R16F..RGBA32F, textures up to 4096.
-// Loops unroll up to 16 iterations (DESIGN.md). v3d spills registers rather than fail, and drops
+// Loops unroll up to 16 iterations (docs/design.md). v3d spills registers rather than fail, and drops
 // from 4 threads to 2 first. Measured with Mesa 22.3.6's v3d (V3D 4.2) and Mesa 25.0.7's (V3D
 // 7.1) under the noop DRM shim (docs/boards.md): at 4096 ALU / 256 fetches a complex 29-pair
 // Gabor pass (560 ALU, 59 fetches) spilled 113 registers, and the four-rows passes of large sigmas
@@ -100,7 +100,7 @@ const BoardProfile kProfiles[] = {
     BoardProfile{"rpi3", "Raspberry Pi 3, VideoCore IV (vc4)", withSpeed(kVc4, kVc4Speed)},
     BoardProfile{"rpi4", "Raspberry Pi 4, V3D 4.2 (v3d)", withSpeed(kV3d, kV3d42Speed)},
     // V3D 7.1 (Pi 5): as V3D 4.2 for what Striate uses; its 7680 limit is for framebuffers, textures
-    // stay at 4096 (DESIGN.md).
+    // stay at 4096 (docs/design.md).
     BoardProfile{"rpi5", "Raspberry Pi 5, V3D 7.1 (v3d)", withSpeed(kV3d, kV3d71Speed)},
     // The ARB_fragment_program minimums of seed 004: 64 ALU instructions, 32 texture fetches,
     // 4 levels of dependent reads; GLES 2.0 without float targets; 32 MiB of GPU memory.

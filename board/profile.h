@@ -9,14 +9,16 @@
 
 namespace striate {
 
-/// One board of DESIGN.md: its name and what it offers the GLES backends (a cap on the probe).
+/// One board of docs/design.md (Boards and budgets): its name and what it offers the GLES
+/// backends (a cap on the probe).
 struct BoardProfile {
     const char* name = "";
     const char* description = "";
     gles::GpuLimits limits;
 };
 
-/// The profiles of DESIGN.md, in order: rpi0, rpi1, rpi2, rpi3, rpi4, rpi5, tight, host.
+/// The profiles of docs/design.md (Boards and budgets), in order: rpi0, rpi1, rpi2, rpi3, rpi4,
+/// rpi5, tight, host.
 const BoardProfile* boardProfiles(std::size_t* count);
 const BoardProfile* findBoardProfile(std::string_view name);
 /// "auto, rpi0, rpi1, ..., host": what a board option accepts, for messages and help.

@@ -2,7 +2,7 @@
 add_library(striate_warnings INTERFACE)
 target_compile_options(striate_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
                        -Wnon-virtual-dtor -Wno-psabi)
-# Bit-comparable float code across x86 and ARM (ALGORITHMS.md 7): no silent mul+add contraction.
+# Bit-comparable float code across x86 and ARM (docs/algorithms.md 7): no silent mul+add contraction.
 target_compile_options(striate_warnings INTERFACE -ffp-contract=off)
 
 # The fuzzing build is the sanitizer build with the libFuzzer targets added (tests/fuzz): one clang

@@ -45,7 +45,7 @@ struct Output8 {
 };
 
 /// What a configured backend holds for its frames, in bytes: GPU textures, buffers and
-/// renderbuffers, and host planes and scratch (DESIGN.md: memory is planned, not found).
+/// renderbuffers, and host planes and scratch (docs/design.md, Data flow: memory is planned, not found).
 struct MemoryUse {
     std::size_t gpu = 0;
     std::size_t host = 0;
@@ -67,7 +67,7 @@ Status validateFrameFormat(const FrameFormat& format, int maxDimension = kMaxDim
 /// Checks that a frame has the size a backend was configured for.
 Status checkFrameSize(int width, int height, const FrameFormat& configured);
 
-/// The one interface every backend implements (DESIGN.md): validate() has no side effects,
+/// The one interface every backend implements (docs/design.md): validate() has no side effects,
 /// configure() allocates what frames of that format need, process() runs one frame and does not
 /// allocate after the first frame of a configuration.
 class Backend {
@@ -77,7 +77,7 @@ public:
     /// True for a backend whose frames run on the GPU (the GLES backends).
     virtual bool runsOnGpu() const { return false; }
     /// True where intermediate planes are quantised (gles-fragment's packed RGBA8 planes): its
-    /// outputs are held to the packed budget of ALGORITHMS.md 8 rather than the float one.
+    /// outputs are held to the packed budget of docs/algorithms.md 8 rather than the float one.
     virtual bool packedIntermediates() const { return false; }
     /// What --explain prints after the backend's name, for the configured chain: the kernels or
     /// passes that run it, one line each ("" for none).
@@ -110,7 +110,7 @@ struct BackendOptions {
 };
 
 /// The one public way to make a backend: the backend of `kind` (auto: the one choice of
-/// DESIGN.md) made and configured for `chain` and `format`. Defined in board/backend_choice.cpp,
+/// docs/design.md) made and configured for `chain` and `format`. Defined in board/backend_choice.cpp,
 /// which knows every backend. A frame whose planes the process cannot allocate is an error
 /// (std::bad_alloc is caught and named). A GPU
 /// backend that cannot start or configure (no EGL display, no GLES 3.1, a shader that does not

@@ -24,7 +24,7 @@ struct Chain {
 };
 
 /// Parses "blur sigma=2 method=recursive ! gabor sigma=4 wavelength=10 orientation=30".
-/// Stage and parameter names are the GStreamer element property names (DESIGN.md). Errors name
+/// Stage and parameter names are the GStreamer element property names (docs/design.md). Errors name
 /// the stage (by position and name), the parameter and the 1-based column of the bad token.
 Status parseChain(std::string_view text, Chain* chain);
 

@@ -57,7 +57,7 @@ Recursive3 recursive3(double sigma, double w) {
     f.forwardGain = f.B / (1.0 - sumF);
     f.backwardGain = f.B / (1.0 - sumB);
 
-    // Anticausal start (ALGORITHMS.md 3.3): for each unit causal deviation, run the causal
+    // Anticausal start (docs/algorithms.md 3.3): for each unit causal deviation, run the causal
     // recursion on zero input past the end, then the anticausal one back from zero state. The
     // closed form of Triggs and Sdika only holds when causal and anticausal coefficients agree;
     // this numerical form holds for the Gaussian (w = 0) and the Gabor alike. L is long enough

@@ -8,7 +8,7 @@ namespace striate {
 
 using Complex64 = std::complex<double>;
 
-/// Truncation of sampled Gaussians: R = ceil(k sigma) with k = 4 (ALGORITHMS.md 1). Fast paths use
+/// Truncation of sampled Gaussians: R = ceil(k sigma) with k = 4 (docs/algorithms.md 1). Fast paths use
 /// the same k: k = 3 breaks the 1e-5 CPU budget by the 0.27% of mass beyond 3 sigma.
 inline constexpr double kGaussianTruncation = 4.0;
 
@@ -17,7 +17,7 @@ int gaussianRadius(double sigma);
 /// Half of the sampled, normalised Gaussian: taps[t] for t = 0..R, with taps[0] + 2 sum taps[t>0] = 1.
 std::vector<double> gaussianTaps(double sigma);
 
-/// One extended box (Gwosdek et al. 2011; ALGORITHMS.md 2.2): weight 1/norm on |t| <= r and
+/// One extended box (Gwosdek et al. 2011; docs/algorithms.md 2.2): weight 1/norm on |t| <= r and
 /// alpha/norm on |t| = r + 1, with norm = 2r + 1 + 2 alpha. Its variance is exactly `variance`.
 struct ExtendedBox {
     int r = 0;
@@ -27,8 +27,8 @@ struct ExtendedBox {
 /// The box of one of `passes` passes whose cascade has variance sigma^2.
 ExtendedBox extendedBox(double sigma, int passes);
 
-/// Third-order Young-van Vliet recursion (ALGORITHMS.md 2.3), modulated by frequency w
-/// (ALGORITHMS.md 3.2; w = 0 is the Gaussian), with exact replicate borders (3.3).
+/// Third-order Young-van Vliet recursion (docs/algorithms.md 2.3), modulated by frequency w
+/// (docs/algorithms.md 3.2; w = 0 is the Gaussian), with exact replicate borders (3.3).
 struct Recursive3 {
     double B = 0;
     std::array<double, 3> b{};          ///< b1, b2, b3
@@ -39,7 +39,7 @@ struct Recursive3 {
     /// Maps the last three causal deviations (u[N-1], u[N-2], u[N-3] minus their steady state) to the
     /// anticausal start deviations (v[N], v[N+1], v[N+2] minus theirs): border[j][k].
     std::array<std::array<Complex64, 3>, 3> border{};
-    /// DC gain of one axis: B^2 / ((1 - sum a^f)(1 - sum a^b)), real (ALGORITHMS.md 3.4).
+    /// DC gain of one axis: B^2 / ((1 - sum a^f)(1 - sum a^b)), real (docs/algorithms.md 3.4).
     double dcGain() const { return (forwardGain * backwardGain).real(); }
 };
 double youngVanVlietQ(double sigma);
@@ -66,7 +66,7 @@ std::array<Complex64, 3> gaussianPoles(const Recursive3& r);
 /// (index t + R). Their DC gain (sum) is real: sum g(t) cos(w t).
 std::vector<Complex64> gaborTaps(double sigma, double w);
 
-/// DC gain of one Gabor axis as a method computes it: the recursive K of ALGORITHMS.md 3.4, or the
+/// DC gain of one Gabor axis as a method computes it: the recursive K of docs/algorithms.md 3.4, or the
 /// sum of the direct taps (real: the sine half cancels).
 double gaborAxisDcGain(double sigma, double w, bool recursive);
 

@@ -10,7 +10,7 @@ namespace striate::gles {
 /// How the gles-fragment backend runs recursive filters (docs/algorithms.md, "The GLES backends"):
 /// as an FIR of the recursion's own two-sided response cut where its tail is negligible (exact
 /// replicate borders make the two the same filter), in strips of first-order sections
-/// (ALGORITHMS.md 6), or in the strips' block form. Auto: the response where it is short, else
+/// (docs/algorithms.md 6), or in the strips' block form. Auto: the response where it is short, else
 /// strips.
 enum class RecursiveForm { Auto, Response, Strips, Block };
 inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Auto, "auto"},
@@ -18,7 +18,7 @@ inline constexpr EnumName<RecursiveForm> kRecursiveForms[] = {{RecursiveForm::Au
                                                              {RecursiveForm::Strips, "strips"},
                                                              {RecursiveForm::Block, "block"}};
 
-/// Whether gles-fragment's boxes come from the sum pyramid (ALGORITHMS.md 2.4, float planes
+/// Whether gles-fragment's boxes come from the sum pyramid (docs/algorithms.md 2.4, float planes
 /// only) where it needs fewer fetches than the taps, always, or never.
 enum class PyramidUse { WhereCheaper, Always, Never };
 

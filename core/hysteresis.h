@@ -5,7 +5,7 @@
 
 /// Canny's hysteresis on a class map of one byte a pixel: 0 none, 1 weak, 2 strong, 3 edge.
 /// Every weak pixel 8-connected to a strong one becomes an edge, and so does every strong pixel
-/// (ALGORITHMS.md 4). The cpu backend floods bands of rows in parallel with these; gles-fragment
+/// (docs/algorithms.md 4). The cpu backend floods bands of rows in parallel with these; gles-fragment
 /// finishes the class map it reads back with floodFromStrong (FragmentOptions::hysteresis).
 namespace striate {
 

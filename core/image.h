@@ -9,7 +9,7 @@
 
 namespace striate {
 
-/// Element types of a plane (DESIGN.md: U8 / F32 / complex F32).
+/// Element types of a plane (docs/design.md, Backends: U8 / F32 / complex F32).
 enum class PixelType { U8, F32, C32 };
 
 using Complex32 = std::complex<float>;

@@ -106,7 +106,7 @@ const EnumInfo kEdgeOutputInfo = enumInfo("GstStriateEdgeOutput", kEdgeOutputs);
 // whatever the method, and the combinations.
 std::vector<StageInfo> makeStageInfos() {
     std::vector<StageInfo> all;
-    all.push_back({"blur", "Gaussian blur (ALGORITHMS.md 1-2)", BlurSpec{},
+    all.push_back({"blur", "Gaussian blur (docs/algorithms.md 1-2)", BlurSpec{},
                    {field<&BlurSpec::sigma>("sigma", "Sigma", "Standard deviation of the Gaussian, in pixels", kMinSigma,
                                             kMaxSigma),
                     choice<&BlurSpec::method>("method", "Method",
@@ -114,7 +114,7 @@ std::vector<StageInfo> makeStageInfos() {
                                               kBlurMethodInfo)},
                    {"blur sigma=2 method=direct", "blur sigma=6 method=boxes", "blur sigma=8 method=recursive", "blur sigma=1"}});
     all.push_back(
-        {"gabor", "Gabor filter or orientation bank (ALGORITHMS.md 3)", GaborSpec{},
+        {"gabor", "Gabor filter or orientation bank (docs/algorithms.md 3)", GaborSpec{},
          {field<&GaborSpec::sigma>("sigma", "Sigma", "Standard deviation of the Gaussian envelope, in pixels", kMinSigma,
                                    kMaxSigma),
           field<&GaborSpec::wavelength>("wavelength", "Wavelength", "Wavelength of the carrier, in pixels", kMinWavelength,
@@ -143,7 +143,7 @@ std::vector<StageInfo> makeStageInfos() {
           "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=phase",
           "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=complex"}});
     all.push_back(
-        {"edges", "Edge detection: Canny or Gabor energy (ALGORITHMS.md 4.1-4.2)", EdgeSpec{},
+        {"edges", "Edge detection: Canny or Gabor energy (docs/algorithms.md 4.1-4.2)", EdgeSpec{},
          {choice<&EdgeSpec::method>("method", "Method", "Canny, or the local energy of a Gabor bank (steps and lines)",
                                     kEdgeMethodInfo),
           field<&EdgeSpec::sigma>("sigma", "Sigma", "Smoothing (canny) or envelope (gabor) standard deviation, in pixels",
@@ -161,7 +161,7 @@ std::vector<StageInfo> makeStageInfos() {
                                     kEdgeOutputInfo)},
          {"edges", "edges output=strength", "edges output=overlay", "edges method=gabor"}});
     all.push_back(
-        {"threshold", "Adaptive threshold: 1 above the local Gaussian mean less offset (ALGORITHMS.md 4.3)",
+        {"threshold", "Adaptive threshold: 1 above the local Gaussian mean less offset (docs/algorithms.md 4.3)",
          ThresholdSpec{},
          {field<&ThresholdSpec::sigma>("sigma", "Sigma", "Standard deviation of the local Gaussian mean, in pixels",
                                        kMinSigma, kMaxSigma),

@@ -38,7 +38,7 @@ CascadeFloat cascadeFloat(const RecursiveCascade& c);
 /// The recursive Gabor pass of one axis (frequency w) on a demodulated line, x[n] e^{-i w n}:
 /// the Gaussian's real recursion (its real pole d0, then its conjugate pair as one real
 /// second-order section, y[n] = s0[n] + a1 y[n-1] + a2 y[n-2]) on complex data, with the
-/// modulated pass's replicate borders (ALGORITHMS.md 3.3) carried over exactly. Its output is the
+/// modulated pass's replicate borders (docs/algorithms.md 3.3) carried over exactly. Its output is the
 /// modulated pass's times e^{-i w n}: the same magnitude for a third of the arithmetic.
 struct DemodCascade {
     float B, d0, a1, a2;

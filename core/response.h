@@ -7,7 +7,7 @@
 
 /// The impulse-response mathematics of the recursive filters, in double, for backends that run a
 /// cascade in another form (gles-fragment's strips and the FIR of its response) and for the
-/// bounds of packed planes (ALGORITHMS.md 5).
+/// bounds of packed planes (docs/algorithms.md 5).
 namespace striate {
 
 /// A cascade's poles as complex numbers: causal p_k and anticausal q_k.
@@ -23,7 +23,7 @@ std::array<std::complex<double>, 3> sectionGains(const std::array<std::complex<d
 
 /// Bounds of the six sections of a recursive axis (3 causal, 3 anticausal, with sectionGains)
 /// per unit input bound: the L1 norm of the impulse response of the cascade up to and including
-/// each section (ALGORITHMS.md 5: input range times the L1 norm of the pass's impulse response),
+/// each section (docs/algorithms.md 5: input range times the L1 norm of the pass's impulse response),
 /// summed in double over a window long enough for the response to vanish.
 std::array<double, 6> sectionBounds(const CascadeFloat& cf);
 
@@ -36,7 +36,7 @@ double tapsL1(const GaborTaps& taps);
 /// The two-sided impulse response of one recursive axis (both directions, all sections), cut
 /// where the L1 mass beyond is below `tail`, as taps c + i s at +t and c - i s at -t (direct
 /// Gabor taps). With replicate borders the recursion is exactly the convolution of the
-/// replicate-extended line with this response (ALGORITHMS.md 3.3), and clamp-to-edge fetches
+/// replicate-extended line with this response (docs/algorithms.md 3.3), and clamp-to-edge fetches
 /// extend the line so: the cut is the only error. False if the response is not of that shape.
 bool responseTaps(const CascadeFloat& cf, double tail, GaborTaps* out);
 

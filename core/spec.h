@@ -12,11 +12,11 @@
 
 namespace striate {
 
-// Limits shared by every front end (ALGORITHMS.md 1, issue 2). Named so the parser, the CLI
+// Limits shared by every front end (docs/algorithms.md 1, issue 2). Named so the parser, the CLI
 // help and the GStreamer property ranges agree.
 inline constexpr double kMinSigma = 0.3;
 inline constexpr double kMaxSigma = 256.0;
-/// Young-van Vliet's q(sigma) (ALGORITHMS.md 2.3) is <= 0 below sigma ~0.43; the recursion is
+/// Young-van Vliet's q(sigma) (docs/algorithms.md 2.3) is <= 0 below sigma ~0.43; the recursion is
 /// then no Gaussian at all, so method=recursive refuses sigma below this.
 inline constexpr double kMinRecursiveSigma = 0.5;
 inline constexpr double kMinWavelength = 2.0;
@@ -29,10 +29,10 @@ inline constexpr double kMaxGain = 1e6;
 inline constexpr double kMaxThreshold = 1e6;
 /// Offsets of the adaptive threshold: the normalised image's range, either way.
 inline constexpr double kMaxThresholdOffset = 1.0;
-/// Box passes per axis for method=boxes (ALGORITHMS.md 2.2: n = 3..5, default 4).
+/// Box passes per axis for method=boxes (docs/algorithms.md 2.2: n = 3..5, default 4).
 inline constexpr int kBoxPasses = 4;
 /// Below this sigma method=auto uses direct taps: the recursive shape error is 10% at sigma 2
-/// (ALGORITHMS.md 2.3), and direct taps are cheap there.
+/// (docs/algorithms.md 2.3), and direct taps are cheap there.
 inline constexpr double kAutoDirectBelowSigma = 3.0;
 
 enum class BlurMethod { Auto, Direct, Boxes, Recursive };
@@ -93,13 +93,13 @@ std::optional<E> fromNick(const EnumName<E> (&table)[N], std::string_view nick) 
 }
 
 /// Affine map from a stage's real output to 8 bits: u8 = clamp(round((offset + scale * v) * 255)).
-/// ALGORITHMS.md 0 gives scale = gain, offset = 0; signed outputs say otherwise (docs/algorithms.md).
+/// docs/algorithms.md 0 gives scale = gain, offset = 0; signed outputs say otherwise (its notes).
 struct Encoding {
     double scale = 1.0;
     double offset = 0.0;
 };
 
-/// Gaussian blur (ALGORITHMS.md 1-2).
+/// Gaussian blur (docs/algorithms.md 1-2).
 struct BlurSpec {
     double sigma = 2.0;
     BlurMethod method = BlurMethod::Auto;
@@ -112,7 +112,7 @@ struct BlurSpec {
     bool operator==(const BlurSpec&) const = default;
 };
 
-/// Gabor filter or orientation bank (ALGORITHMS.md 3).
+/// Gabor filter or orientation bank (docs/algorithms.md 3).
 struct GaborSpec {
     double sigma = 4.0;
     double wavelength = 8.0;
@@ -132,7 +132,7 @@ struct GaborSpec {
     bool operator==(const GaborSpec&) const = default;
 };
 
-/// Edge detection (ALGORITHMS.md 4). Thresholds are in gradient units of the normalised image
+/// Edge detection (docs/algorithms.md 4). Thresholds are in gradient units of the normalised image
 /// (canny) or in Gabor energy units (gabor).
 struct EdgeSpec {
     EdgeMethod method = EdgeMethod::Canny;
@@ -167,7 +167,7 @@ std::vector<int> bankOrder(const std::vector<double>& thetas);
 /// Whether the orientation at `b` degrees mirrors the one at `a` (bankOrder).
 bool mirrors(double a, double b);
 
-/// Gradient direction sectors of non-maximum suppression (ALGORITHMS.md 4.1). Sector s compares a
+/// Gradient direction sectors of non-maximum suppression (docs/algorithms.md 4.1). Sector s compares a
 /// pixel with its neighbours at -/+ kSectorStep[s]: 0 along x, 1 along (1,1), 2 along y, 3 along (-1,1).
 inline constexpr int kSectorStep[4][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}};
 /// Strength comparisons (NMS, the bank's winner) treat non-negative values within a relative
@@ -183,7 +183,7 @@ template <class T>
 bool notClearlyLess(T a, T b) {
     return a >= b * static_cast<T>(1 - kTieTolerance);
 }
-/// Non-maximum suppression (ALGORITHMS.md 4.1): greater than the neighbour before, not less than
+/// Non-maximum suppression (docs/algorithms.md 4.1): greater than the neighbour before, not less than
 /// the one after.
 template <class T>
 bool isLocalMaximum(T v, T before, T after) {
@@ -207,7 +207,7 @@ T encodeAs(float v, const Encoding& e) {
 inline std::uint8_t encode8(float v, const Encoding& e) { return encodeAs<std::uint8_t, 255>(v, e); }
 inline std::uint16_t encode16(float v, const Encoding& e) { return encodeAs<std::uint16_t, 65535>(v, e); }
 
-/// Adaptive threshold (ALGORITHMS.md 4.3): 1 where the input exceeds its local Gaussian mean
+/// Adaptive threshold (docs/algorithms.md 4.3): 1 where the input exceeds its local Gaussian mean
 /// less `offset` (in the units of the normalised image), else 0.
 struct ThresholdSpec {
     double sigma = 4.0;

@@ -12,7 +12,7 @@
 
 namespace striate::gles {
 
-/// The GLES 3.1 compute backend (DESIGN.md): every stage on the GPU in R32F (complex: two R32F
+/// The GLES 3.1 compute backend (docs/design.md): every stage on the GPU in R32F (complex: two R32F
 /// planes) images, the context current only inside its own calls, so it can be created on one
 /// thread and used or destroyed on another. configure() plans the chain without a GL call
 /// (ComputePlanner), then makes the plan's textures, buffers and programs and finds every uniform;

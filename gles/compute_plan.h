@@ -12,7 +12,7 @@
 #include "gles/pass_plan.h"
 #include "gles/program_cache.h"
 
-/// gles-compute's plan of a chain (DESIGN.md): its planes, buffers, programs and the dispatches of
+/// gles-compute's plan of a chain (docs/design.md): its planes, buffers, programs and the dispatches of
 /// each frame, made by ComputePlanner without a GL call (tested without a context), then made real
 /// and replayed by ComputeBackend. The planner gives every value a plane of its own; then each
 /// plane's life (its first and last pass) is found and planes of one format whose lives do not

@@ -28,7 +28,7 @@ inline constexpr long long kMaxGpuHysteresisPixels = 3840LL * 2160;
 Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTextureSize, const char* whose,
                         const char* backend);
 
-/// float(c / 255) for every 8-bit code c: the reference's unit values (ALGORITHMS.md 0), which the
+/// float(c / 255) for every 8-bit code c: the reference's unit values (docs/algorithms.md 0), which the
 /// GLES backends start from exactly (a shader division need not round correctly).
 const std::array<float, 256>& unitValues();
 
@@ -46,7 +46,7 @@ struct PassInfo {
     std::string grid;     ///< workgroups (compute) or draws (fragment)
 };
 
-/// What both GLES backends share (DESIGN.md): a context (their own, current only inside their
+/// What both GLES backends share (docs/design.md): a context (their own, current only inside their
 /// calls, so one can be created on one thread and used or destroyed on another; or someone else's
 /// that the caller keeps current), the program cache, the first GL failure of a configure or
 /// process, validation against the texture limit, the passes --explain shows, and the host planes

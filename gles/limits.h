@@ -13,7 +13,7 @@
 namespace striate::gles {
 
 /// Static cost of one generated fragment shader, counted by the generator as it emits the code
-/// (DESIGN.md, Boards and budgets): ALU instructions (one per vector operation, an estimate),
+/// (docs/design.md, Boards and budgets): ALU instructions (one per vector operation, an estimate),
 /// texture fetches, levels of dependent reads (1: coordinates never depend on a fetch), vec4
 /// uniforms, and wide fetches: those whose texel stays whole in registers until it is used (a
 /// complex value's two components; a QuadRows texel, four pixels of which one is picked). v3d

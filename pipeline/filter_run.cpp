@@ -27,7 +27,7 @@ void setActive(GstStriateFilter* f, const char* name, const FrameFormat& format)
     if (changed) g_object_notify(G_OBJECT(f), "active-backend");
 }
 
-/// One warning per request whose GPU backend cannot run (DESIGN.md).
+/// One warning per request whose GPU backend cannot run (docs/design.md).
 void warnFallback(GstStriateFilter* f, BackendKind requested, const std::string& cause) {
     FilterState* s = stateOf(f);
     if (s->warnedFor != requested)
@@ -163,7 +163,7 @@ namespace {
 /// Runs one frame: `run` calls process() or process8() on the backend it is given. A GPU backend
 /// that fails mid-stream (context loss, a GL error) posts one warning and the frame runs again on
 /// the cpu backend, which stays until the properties change: the stream goes on and no frame is
-/// dropped (DESIGN.md). `backend` follows the switch.
+/// dropped (docs/design.md). `backend` follows the switch.
 template <class Run>
 bool processFrame(GstStriateFilter* f, Backend** backend, Run&& run) {
     FilterState* s = stateOf(f);

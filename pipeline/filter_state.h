@@ -72,7 +72,7 @@ inline bool keepsFormat(GstBaseTransform* t) { return GST_STRIATE_FILTER_GET_CLA
 /// posting an error the application can act on.
 bool ensureConfigured(GstStriateFilter* f);
 /// A GPU backend failed while running: one warning, then the cpu backend from this frame on,
-/// until the properties change (DESIGN.md). False if even the cpu backend cannot start.
+/// until the properties change (docs/design.md). False if even the cpu backend cannot start.
 bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend);
 /// GstVideoFilter::transform_frame: one frame in system memory.
 GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVideoFrame* outFrame);

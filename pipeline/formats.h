@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-/// The video formats the filter elements take, declared once (DESIGN.md, GStreamer elements):
+/// The video formats the filter elements take, declared once (docs/design.md, GStreamer elements):
 /// the pad templates, caps negotiation and the frame handling of pipeline/filter.cpp all read
 /// this table.
 namespace striate::gst {

@@ -23,7 +23,7 @@ namespace striate::gst {
 /// True when the first structure of `caps` is GL memory (`video/x-raw(memory:GLMemory)`).
 bool isGlMemory(GstCaps* caps);
 
-/// A chain that stays in GstGL (DESIGN.md, GStreamer elements): when an element's caps are GL
+/// A chain that stays in GstGL (docs/design.md, GStreamer elements): when an element's caps are GL
 /// memory on both sides, the fragment backend runs inside GstGL's context, on the thread that
 /// owns it, from the upstream textures to textures of the element's GL buffer pool, so
 /// `glupload ! striateblur ! striategabor ! gldownload` never leaves the GPU between elements.

@@ -1,4 +1,4 @@
-// The `striate` Python module (DESIGN.md python/; docs/python.md): Filter, probe(), selftest(),
+// The `striate` Python module (docs/design.md, Layout; docs/python.md): Filter, probe(), selftest(),
 // and the tool's image files. numpy arrays in and out; the GIL is released while frames run.
 #include <dlfcn.h>
 
@@ -254,7 +254,7 @@ frame: 2-D uint8 or uint16 luma (uint16 rounded to 8 bits); with layout="yuv420"
 planar YUV420 array (height x 3/2 rows), read as its luma; with layout="rgb", "bgr", "rgba" or
 "bgra" a 3-D uint8 colour frame (OpenCV's arrays are bgr, picamera2's XRGB8888 is bgra), read as
 BT.601 luma. Views (a crop, a row stride) are read in place. Output: uint8 (the elements' codes)
-by default; raw=True: float32 in ALGORITHMS.md units, (H, W, 2) for a complex output. A wrong
+by default; raw=True: float32 in docs/algorithms.md units, (H, W, 2) for a complex output. A wrong
 dtype is a TypeError; a wrong shape or size (beyond 32768 a side or max_pixels) a ValueError.)")
         .def_property_readonly("chain", [](const python::Filter& f) { return formatChain(f.chain()); },
                                "The chain, every parameter spelled out.")

@@ -29,7 +29,7 @@ const float* unitValues() {
     return table.data();
 }
 
-/// One row of the threshold's strict comparison (ALGORITHMS.md 4.3): `one` where the input
+/// One row of the threshold's strict comparison (docs/algorithms.md 4.3): `one` where the input
 /// exceeds its local mean less `c`, else `zero`, samples `step` apart.
 template <class Src, class T>
 void thresholdRow(const Src* v, const float* m, int n, float c, T* o, int step, T zero, T one) {
@@ -249,7 +249,7 @@ void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<f
     }
     // Boxes and recursive run on the block engine. For boxes the block holds `pad` replicated
     // samples before and after the line (replicate borders are defined on the padded copy,
-    // ALGORITHMS.md 0). filter() returns where the result's first sample lies.
+    // docs/algorithms.md 0). filter() returns where the result's first sample lies.
     const int pad = plan.pad;
     auto filter = [&plan, pad](Scratch& s, int n) -> float* {
         float* a = s.block[0].data();

@@ -16,7 +16,7 @@ namespace striate::cpu {
 
 namespace {
 
-/// Central differences of the smoothed image at x (ALGORITHMS.md 4.1), clamped at the row ends.
+/// Central differences of the smoothed image at x (docs/algorithms.md 4.1), clamped at the row ends.
 inline void gradientAt(const float* up, const float* mid, const float* dn, int W, int x, float* gx, float* gy) {
     *gx = (mid[std::min(x + 1, W - 1)] - mid[std::max(x - 1, 0)]) * 0.5f;
     *gy = (dn[x] - up[x]) * 0.5f;

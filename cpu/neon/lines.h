@@ -13,8 +13,8 @@
 /// plane stored interleaved, sample i of lane l at block[i * kLanes + l]. A horizontal pass gathers
 /// kLanes rows by 4x4 transposes; a vertical pass copies a kLanes-wide column strip. Each kernel is
 /// then written once, runs along the block with four NEON vectors per sample (one per four lanes,
-/// so the recursions are vectorised across rows or columns as DESIGN.md asks), and the block stays
-/// in cache (16 lanes x 1920 samples = 120 KiB).
+/// so the recursions are vectorised across rows or columns as docs/design.md (Backends) asks),
+/// and the block stays in cache (16 lanes x 1920 samples = 120 KiB).
 namespace striate::cpu {
 
 
@@ -51,7 +51,7 @@ void gatherColumns(ImageView<const std::uint8_t> src, int firstColumn, float* bl
 void scatterRows(const float* block, int firstRow, ImageView<float> dst);
 void scatterColumns(const float* block, int firstColumn, ImageView<float> dst);
 
-/// The largest FIR radius: ceil(4 sigma) at the largest sigma (ALGORITHMS.md 1).
+/// The largest FIR radius: ceil(4 sigma) at the largest sigma (docs/algorithms.md 1).
 inline constexpr int kMaxFirRadius = 1024;
 
 /// Sampled Gaussian FIR (the direct method), symmetric taps (taps[0..R]), replicate borders,
@@ -152,7 +152,7 @@ private:
 /// the block) with copies of its first and last sample.
 void replicateEnds(float* block, int n, int pad);
 
-/// One extended box pass (ALGORITHMS.md 2.2) by running sums.
+/// One extended box pass (docs/algorithms.md 2.2) by running sums.
 void boxBlock(const float* in, float* out, int n, const ExtendedBox& box);
 
 /// Recursive Gaussian along a block, in place, exact replicate borders.

@@ -1,6 +1,6 @@
 #pragma once
 
-// NEON intrinsics: native on ARM, translated by SIMDe elsewhere (DESIGN.md, cpu/).
+// NEON intrinsics: native on ARM, translated by SIMDe elsewhere (docs/design.md, Backends).
 #if defined(__aarch64__) || defined(__arm__)
 #if !defined(__ARM_NEON)
 #error "striate's cpu backend needs NEON: on armhf build with -mfpu=neon-vfpv4 (toolchains/rpi-armhf.cmake)"

@@ -69,7 +69,7 @@ Accuracy accuracyOf(const Chain& chain, ImageView<const std::uint8_t> input, con
     }
     if (measure == Measure::Threshold) {
         // Every backend and path: identical except where the stage's input lies within one code
-        // of its threshold, |I - t| <= 1/255 (ALGORITHMS.md 4.3).
+        // of its threshold, |I - t| <= 1/255 (docs/algorithms.md 4.3).
         const ThresholdSpec& spec = measured.threshold;
         Chain before = chain;
         before.stages.pop_back();
@@ -85,7 +85,7 @@ Accuracy accuracyOf(const Chain& chain, ImageView<const std::uint8_t> input, con
         a.pass = beyond == 0;
         return a;
     }
-    // ALGORITHMS.md 8: cpu 1e-5; GLES float planes blur 2e-4, the rest 5e-4; packed 8-bit 1/255,
+    // docs/algorithms.md 8: cpu 1e-5; GLES float planes blur 2e-4, the rest 5e-4; packed 8-bit 1/255,
     // 2/255; a golden 1e-5 (the reference on two machines: libm and compilers differ in the last
     // bits).
     const bool blurs = onlyBlurs(chain);

@@ -6,7 +6,7 @@
 #include "core/chain.h"
 #include "core/image.h"
 
-/// ALGORITHMS.md 8 as one function: how far a backend's output is from the reference's, and the
+/// docs/algorithms.md 8 as one function: how far a backend's output is from the reference's, and the
 /// budget it is held to. The conformance tests, `striate selftest` and its goldens all call it,
 /// so a budget is written once.
 namespace striate::reference {
@@ -21,7 +21,7 @@ struct Producer {
 
 /// The measure and its budget: the largest difference (a phase: the arc, angle difference times
 /// the magnitude), for edge maps the share of pixels that differ, for a threshold the pixels
-/// that differ beyond one code of their threshold (ALGORITHMS.md 4.3: none may).
+/// that differ beyond one code of their threshold (docs/algorithms.md 4.3: none may).
 struct Accuracy {
     double error = 0;
     double budget = 0;

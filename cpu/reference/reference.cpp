@@ -300,7 +300,7 @@ Plane edges(const Plane& in, const EdgeSpec& spec) {
 
 namespace {
 
-/// Adaptive threshold (ALGORITHMS.md 4.3): 1 where the input exceeds its local mean less the
+/// Adaptive threshold (docs/algorithms.md 4.3): 1 where the input exceeds its local mean less the
 /// offset, strictly.
 Plane threshold(const Plane& in, const ThresholdSpec& spec) {
     const Plane mean = blur(in, spec.mean());

@@ -9,7 +9,7 @@
 #include "core/image.h"
 #include "core/spec.h"
 
-/// The reference backend: ALGORITHMS.md read literally, scalar, in double precision. Every other
+/// The reference backend: docs/algorithms.md read literally, scalar, in double precision. Every other
 /// backend is tested against these functions; they are tested against the analytic definitions.
 namespace striate::reference {
 
@@ -21,14 +21,14 @@ Plane fromU8(ImageView<const std::uint8_t> in);
 CPlane toComplex(const Plane& in);
 Plane realPart(const CPlane& in);
 
-// One-dimensional filters on a whole line, replicate borders (ALGORITHMS.md 0).
+// One-dimensional filters on a whole line, replicate borders (docs/algorithms.md 0).
 using Line = std::vector<Complex64>;
 using LineFilter = std::function<Line(const Line&)>;
 /// Convolution with taps[t + R], t = -R..R: out[n] = sum_t in[clamp(n - t)] taps[t + R].
 Line directLine(const Line& in, const std::vector<Complex64>& taps);
 /// One extended box pass.
 Line boxLine(const Line& in, const ExtendedBox& box);
-/// Causal then anticausal recursion with exact replicate borders (ALGORITHMS.md 3.3).
+/// Causal then anticausal recursion with exact replicate borders (docs/algorithms.md 3.3).
 Line recursiveLine(const Line& in, const Recursive3& f);
 /// The same recursion run on a copy padded by `pad` replicated samples per side and then cropped:
 /// the definition the exact-border start is tested against.

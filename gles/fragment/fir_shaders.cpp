@@ -34,7 +34,7 @@ std::function<std::string(int)> declareWeights(FragmentWriter& w, const QuadWeig
 
 } // namespace
 
-/// The direct Gaussian of one axis with R incremental taps (ALGORITHMS.md 2.1), fully unrolled.
+/// The direct Gaussian of one axis with R incremental taps (docs/algorithms.md 2.1), fully unrolled.
 /// `shift`: the input pixel under output pixel x is x + shift along the axis (padding and cropping).
 FragmentShader directShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out,
                             int shift, bool tiled) {
@@ -56,7 +56,7 @@ FragmentShader directShader(bool es3, double sigma, int R, int axis, const Plane
     return w.finish("vec2(sum / weight, 0.0)", out);
 }
 
-/// Taps first..last of one extended box (ALGORITHMS.md 2.2) as a weighted sum, added to an
+/// Taps first..last of one extended box (docs/algorithms.md 2.2) as a weighted sum, added to an
 /// accumulator (slot 1) unless `first` is 0; `shift` maps output to input pixels (padding).
 FragmentShader boxTapsShader(bool es3, const ExtendedBox& box, int first, int last, int axis, int shift,
                              const PlaneFormat& in, const PlaneFormat& out) {
@@ -108,7 +108,7 @@ FragmentShader pyramidLevelShader(bool es3, int axis, int level, int shift, int 
     return w.finish("vec2(" + w.fetchAt(0, at(axis, "lo")) + ".x + " + w.fetchAt(0, at(axis, "lo + 1.0")) + ".x, 0.0)", out);
 }
 
-/// One extended box (ALGORITHMS.md 2.2) from the pyramid: the |t| <= r part is S(x + r + 1) -
+/// One extended box (docs/algorithms.md 2.2) from the pyramid: the |t| <= r part is S(x + r + 1) -
 /// S(x - r), each prefix S(n) the sum of one block per set bit of n (coordinates from x alone, no
 /// dependent reads), differenced level by level from the top so the common blocks cancel exactly;
 /// the two alpha taps are fetched directly. Outside [0, P] the prefix extends by the end samples

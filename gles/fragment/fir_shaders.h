@@ -14,7 +14,7 @@
 namespace striate::gles {
 
 /// The weights of a symmetric FIR on Quad planes: the direct Gaussian's, generated in the shader
-/// by forward quotients (ALGORITHMS.md 2.1; the output divided by their sum), or given taps (a
+/// by forward quotients (docs/algorithms.md 2.1; the output divided by their sum), or given taps (a
 /// recursive filter's response) as constants of the source: from a uniform array, v3d spilled the
 /// four-rows pass at R = 3 and 4 (69 registers at 2 threads; as constants 45 and 51, docs/boards.md).
 struct QuadWeights {
@@ -24,7 +24,7 @@ struct QuadWeights {
     bool direct() const { return taps.empty(); }
 };
 
-/// The sum pyramid of one line (ALGORITHMS.md 2.4): level k holds the sums of 2^k consecutive
+/// The sum pyramid of one line (docs/algorithms.md 2.4): level k holds the sums of 2^k consecutive
 /// samples, block i covering samples [i 2^k, (i + 1) 2^k) of the line. Levels 1.. live side by
 /// side along the axis in two atlas planes (odd levels in one, even in the other, so no draw reads
 /// the plane it writes); level 0 is the line itself.
@@ -34,13 +34,13 @@ struct Pyramid {
     int atlasSize[2] = {0, 0};      // along the axis: [0] even levels, [1] odd levels
 };
 
-/// The direct Gaussian of one axis with R incremental taps (ALGORITHMS.md 2.1), fully unrolled.
+/// The direct Gaussian of one axis with R incremental taps (docs/algorithms.md 2.1), fully unrolled.
 /// `shift`: the input pixel under output pixel x is x + shift along the axis (padding and cropping).
 /// `tiled`: the input is a window of rows, read through u_shift0 (FragmentWriter::input).
 FragmentShader directShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out,
                             int shift, bool tiled = false);
 
-/// Taps first..last of one extended box (ALGORITHMS.md 2.2) as a weighted sum, added to an
+/// Taps first..last of one extended box (docs/algorithms.md 2.2) as a weighted sum, added to an
 /// accumulator (slot 1) unless `first` is 0; `shift` maps output to input pixels (padding).
 FragmentShader boxTapsShader(bool es3, const ExtendedBox& box, int first, int last, int axis, int shift,
                              const PlaneFormat& in, const PlaneFormat& out);
@@ -52,7 +52,7 @@ Pyramid pyramidOf(int length);
 FragmentShader pyramidLevelShader(bool es3, int axis, int level, int shift, int below, int here, const PlaneFormat& in,
                                   const PlaneFormat& out);
 
-/// One extended box (ALGORITHMS.md 2.2) from the pyramid: the |t| <= r part is S(x + r + 1) -
+/// One extended box (docs/algorithms.md 2.2) from the pyramid: the |t| <= r part is S(x + r + 1) -
 /// S(x - r), each prefix S(n) the sum of one block per set bit of n (coordinates from x alone, no
 /// dependent reads), differenced level by level from the top so the common blocks cancel exactly;
 /// the two alpha taps are fetched directly. Outside [0, P] the prefix extends by the end samples

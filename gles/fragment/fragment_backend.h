@@ -25,9 +25,9 @@ namespace striate::gles {
 std::string overVc4LimitShader();
 inline constexpr const char* kOverVc4LimitName = "test-only: 48 dependent texture results kept live";
 
-/// The fragment backend (DESIGN.md): every stage as full-screen or strip draws of generated
+/// The fragment backend (docs/design.md): every stage as full-screen or strip draws of generated
 /// GLSL ES 1.00 shaders, so it runs on a real GLES 2.0 context. Intermediates are RGBA32F where the
-/// board renders to float, else packed RGBA8 (ALGORITHMS.md 5) with each plane's bound derived
+/// board renders to float, else packed RGBA8 (docs/algorithms.md 5) with each plane's bound derived
 /// from its pass. Every shader is planned to fit the board's budget (ALU, fetches, uniforms);
 /// configure() refuses a plan with a shader over budget rather than run it.
 class FragmentBackend final : public GlesBackend {
@@ -66,7 +66,7 @@ public:
 
     /// A frame that is already a texture in the current context (GstGL memory), run through the
     /// configured chain into an 8-bit (or 16-bit: TextureTarget::bits) texture of at least the
-    /// frame's size, through `encoding` as the cpu encoder rounds (within ALGORITHMS.md 8's
+    /// frame's size, through `encoding` as the cpu encoder rounds (within docs/algorithms.md 8's
     /// budget, in output codes). Only for a backend made by
     /// createInCurrentContext. The caller's GL state (program, framebuffer, bindings, viewport,
     /// colour mask) is restored before it returns.

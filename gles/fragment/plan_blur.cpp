@@ -24,7 +24,7 @@ FragmentPlanner::Value FragmentPlanner::directGaussian(double sigma, int axis, c
     if (fits(directShader(!packed_, sigma, R, axis, in.format, out, 0).cost, limits_.budget))
         return full(directShader(!packed_, sigma, R, axis, in.format, out, 0), {in}, out);
     // Too many taps for one shader: the cascade identity G_a G_b = G_sqrt(a^2 + b^2) splits sigma
-    // into n equal passes whose radius fits (ALGORITHMS.md 2.1), reading planes of the output's
+    // into n equal passes whose radius fits (docs/algorithms.md 2.1), reading planes of the output's
     // format (the costlier decode when packed).
     const int fitting = largestFitting(1, R - 1, [&](int radius) {
         return fits(directShader(!packed_, radius / kGaussianTruncation, radius, axis, out, out, 0).cost, limits_.budget);
@@ -93,7 +93,7 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
     // The padded-copy definition (docs/algorithms.md): the first box pads the line by
     // passes (r + 1) replicated samples, the last crops it, so every pass clamps where the
     // reference's padded line ends. Each box is the sum pyramid's difference of two prefixes
-    // (ALGORITHMS.md 2.4), or a direct sum of its 2r + 3 taps split into accumulating draws when
+    // (docs/algorithms.md 2.4), or a direct sum of its 2r + 3 taps split into accumulating draws when
     // they exceed the budget.
     const ExtendedBox& box = plan.box;
     const int pad = plan.pad, taps = 2 * box.r + 3;
@@ -104,7 +104,7 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
     // llvmpipe: sigma 16 at 720p 256 ms against the taps' 186, sigma 32 274 against 348), and its
     // float sums lose what the line's total loses in the last bit, which a wide box divides away
     // (docs/algorithms.md). Packed planes keep the taps: 16-bit codes cannot hold sums of 2^k
-    // samples within ALGORITHMS.md 8.
+    // samples within docs/algorithms.md 8.
     const int length = (axis == 0 ? format_.width : format_.height) + 2 * pad;
     const Pyramid lines = pyramidOf(length);
     pyramidApplies_ = pyramidApplies_ || !packed_;

@@ -57,7 +57,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     Value h;  // the last horizontal pass, which a mirror shares
     for (std::size_t k = 0; k < plan.bank.size() && failure_; ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
-        // The stage's output from z (ALGORITHMS.md 3.1, 3.4): DC removed first. u_combine: the
+        // The stage's output from z (docs/algorithms.md 3.1, 3.4): DC removed first. u_combine: the
         // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step. On
         // float planes it ends the vertical pass's last draw, so z is never stored.
         Tail tail;

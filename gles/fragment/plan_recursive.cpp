@@ -13,7 +13,7 @@ namespace striate::gles {
 namespace {
 
 /// Recursive filters as FIRs of their response (responseTaps): the L1 mass cut from each axis's
-/// response. Both axes' cuts and the float sums stay within ALGORITHMS.md 8's 2e-4.
+/// response. Both axes' cuts and the float sums stay within docs/algorithms.md 8's 2e-4.
 constexpr double kResponseTail = 5e-5;
 /// RecursiveForm::Auto takes the response form in per-pixel passes up to this many taps per axis,
 /// strips beyond (docs/performance.md: fewer fetches per pixel than the strips' sections, and no

@@ -251,7 +251,7 @@ void FragmentPlanner::planChain(const Chain& chain) {
         return;
     }
     // The input: its 8-bit codes, which every texture fetch turns into the unit values c / 255
-    // (ALGORITHMS.md 0; GLES 3.2 2.3.5.1, within the float's rounding).
+    // (docs/algorithms.md 0; GLES 3.2 2.3.5.1, within the float's rounding).
     plan_->luma = newPlane(Plane::Kind::Luma, format_.width, format_.height);
     Value v{plan_->luma, PlaneFormat{PlaneKind::Luma8, false, 1, true}};
     for (std::size_t i = 0; i < chain.stages.size() && failure_; ++i) {

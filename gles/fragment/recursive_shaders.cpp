@@ -65,7 +65,7 @@ std::vector<float> vec4Of(std::complex<double> a, std::complex<double> b) {
             static_cast<float>(b.imag())};
 }
 
-/// The anticausal start of section j (ALGORITHMS.md 3.3 with the numerical border matrix): from
+/// The anticausal start of section j (docs/algorithms.md 3.3 with the numerical border matrix): from
 /// the three causal section outputs at the last sample (slots 0..2, normalised) and the last input
 /// (slot 3), the normalised anticausal state of section j. Every coefficient is in u_border, so
 /// the three sections and every orientation share the program.

@@ -26,7 +26,7 @@ FragmentShader sectionShader(bool es3, int axis, bool anticausal, bool first, in
 /// Two complex numbers as one vec4 uniform (re, im, re, im).
 std::vector<float> vec4Of(std::complex<double> a, std::complex<double> b);
 
-/// The anticausal start of section j (ALGORITHMS.md 3.3 with the numerical border matrix): from
+/// The anticausal start of section j (docs/algorithms.md 3.3 with the numerical border matrix): from
 /// the three causal section outputs at the last sample (slots 0..2, normalised) and the last input
 /// (slot 3), the normalised anticausal state of section j. Every coefficient is in u_border, so
 /// the three sections and every orientation share the program.

@@ -163,7 +163,7 @@ const char* kPrelude300Rows =
     "#define TEX texture\n"
     "precision highp float;\n";
 
-// Packed codes (ALGORITHMS.md 5): e() maps v to its 16-bit code through u_out (outUniform():
+// Packed codes (docs/algorithms.md 5): e() maps v to its 16-bit code through u_out (outUniform():
 // [-bound, bound] or, for non-negative planes, [0, bound]) and splits it into two bytes. cmul()
 // multiplies complex numbers.
 const char* kHelpers =

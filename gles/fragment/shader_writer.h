@@ -9,7 +9,7 @@
 
 namespace striate::gles {
 
-/// How a plane's texels hold its values (ALGORITHMS.md 5 for packed).
+/// How a plane's texels hold its values (docs/algorithms.md 5 for packed).
 enum class PlaneKind {
     Luma8,   ///< the 8-bit input: value = texel.r
     Float,   ///< R32F real, RG32F complex
@@ -100,7 +100,7 @@ private:
 std::array<float, 2> codeUniform(const PlaneFormat& f);
 std::array<float, 2> outUniform(const PlaneFormat& f);
 
-/// The value of a packed code (ALGORITHMS.md 5; [0, bound] for non-negative planes), on the host,
+/// The value of a packed code (docs/algorithms.md 5; [0, bound] for non-negative planes), on the host,
 /// as the shaders decode it.
 double decodePacked(unsigned char hi, unsigned char lo, const PlaneFormat& format);
 

@@ -1,5 +1,5 @@
 // Repeated extended box along one axis (AXIS 0: rows, 1: columns), constant time per pixel
-// (ALGORITHMS.md 2.2). One workgroup per line: the line, padded by PAD replicated samples on each
+// (docs/algorithms.md 2.2). One workgroup per line: the line, padded by PAD replicated samples on each
 // side (the padded-copy definition of replicate borders), lives in workgroup memory; each of
 // PASSES box passes reads it through prefix sums taken within blocks of BLOCK samples
 // (BLOCK >= 2 r + 2, so a window crosses at most one block boundary). Block-local sums stay small,

@@ -1,4 +1,4 @@
-// The edges stage's output (DESIGN.md): OUTPUT 0 edges (1 where hysteresis kept a pixel, else 0),
+// The edges stage's output (docs/design.md): OUTPUT 0 edges (1 where hysteresis kept a pixel, else 0),
 // 1 strength, 2 overlay (1 on edges, the stage's input elsewhere). Classes 2 and 3 are edges.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform highp usampler2D classes;

@@ -1,4 +1,4 @@
-// The Gabor stage's output from the complex response (ALGORITHMS.md 3.1, 3.4): with REMOVE_DC the
+// The Gabor stage's output from the complex response (docs/algorithms.md 3.1, 3.4): with REMOVE_DC the
 // K_x K_y-weighted Gaussian is subtracted first. SINK 0 magnitude, 1 real, 2 imaginary, 3 phase,
 // 4 complex (magnitude out, the DC-free parts kept), 5 bank maximum of magnitudes, 6 edge bank
 // (maximum and the winner's NMS sector). Banks keep the first of near-equal maxima (kTieTolerance).

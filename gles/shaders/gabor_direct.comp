@@ -1,5 +1,5 @@
 // Direct Gabor along one axis (AXIS 0: x, 1: y): convolution with the sampled complex kernel
-// g(t) exp(i w t), t = -R..R (ALGORITHMS.md 3.1), replicate borders by clamping. The taps come as
+// g(t) exp(i w t), t = -R..R (docs/algorithms.md 3.1), replicate borders by clamping. The taps come as
 // taps[k] = (c_k, s_k) = g(k) (cos w k, sin w k) for k = 0..R, and each pair of samples at -/+k
 // is summed first, in the order of the cpu backend (cpu/neon/lines.cpp), so both round alike.
 // COMPLEX_IN reads an imaginary input plane (the vertical pass). One invocation per pixel.

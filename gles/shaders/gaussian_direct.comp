@@ -1,4 +1,4 @@
-// Direct Gaussian along one axis (AXIS 0: x, 1: y) with incremental taps (ALGORITHMS.md 2.1,
+// Direct Gaussian along one axis (AXIS 0: x, 1: y) with incremental taps (docs/algorithms.md 2.1,
 // after Turkowski): the weights come from forward quotients, one multiply per tap and no table,
 // and the weight sum is accumulated alongside so one division gives unit DC gain. Replicate
 // borders by clamping the fetch coordinates. One invocation per output pixel.

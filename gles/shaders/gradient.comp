@@ -1,4 +1,4 @@
-// Canny's gradient (ALGORITHMS.md 4.1): central differences on the smoothed image with replicate
+// Canny's gradient (docs/algorithms.md 4.1): central differences on the smoothed image with replicate
 // borders, L2 magnitude, and the direction quantised to 4 NMS sectors (0: x, 1: (1,1), 2: y,
 // 3: (-1,1)) by tan(22.5) and tan(67.5). One invocation per pixel.
 layout(local_size_x = 16, local_size_y = 16) in;

@@ -1,4 +1,4 @@
-// One pass of hysteresis (ALGORITHMS.md 4.1) over 16x16 tiles: a weak pixel (1) becomes an edge
+// One pass of hysteresis (docs/algorithms.md 4.1) over 16x16 tiles: a weak pixel (1) becomes an edge
 // (3) when one of its 8 neighbours is strong (2) or an edge; within a tile this repeats in
 // workgroup memory until nothing changes, so one pass carries an edge across a whole tile. Tiles
 // read their 1-pixel halo from the image, which other tiles may be updating: values only grow

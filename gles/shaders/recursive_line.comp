@@ -1,6 +1,6 @@
 // Recursive Gaussian or Gabor along one axis (AXIS 0: rows, 1: columns) in pole (cascade) form:
 // three first-order complex sections causal, then three anticausal, with exact replicate borders
-// (ALGORITHMS.md 2.3, 3.2, 3.3; docs/algorithms.md for the cascade form). One invocation per
+// (docs/algorithms.md 2.3, 3.2, 3.3; docs/algorithms.md for the cascade form). One invocation per
 // line. COMPLEX_IN reads an imaginary input plane too; COMPLEX_OUT writes one (a Gaussian's
 // output is real). The causal output is stored and read back by the same invocation, which the
 // GLSL memory model orders. IN_PLACE: the input is the output images' own contents (COMPLEX_IN

@@ -1,4 +1,4 @@
-// Non-maximum suppression and double threshold (ALGORITHMS.md 4.1, 4.2): a pixel is a maximum
+// Non-maximum suppression and double threshold (docs/algorithms.md 4.1, 4.2): a pixel is a maximum
 // when clearly greater than the neighbour before it along its sector and not clearly less than the
 // one after (kTieTolerance), then 0 none, 1 weak, 2 strong. Replicate borders.
 layout(local_size_x = 16, local_size_y = 16) in;

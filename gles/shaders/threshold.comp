@@ -1,4 +1,4 @@
-// Adaptive threshold (ALGORITHMS.md 4.3): 1 where the stage's input exceeds its local Gaussian
+// Adaptive threshold (docs/algorithms.md 4.3): 1 where the stage's input exceeds its local Gaussian
 // mean less the offset, strictly, else 0, written over the mean (each invocation reads its own
 // texel before it writes it): no plane of its own.
 layout(local_size_x = 16, local_size_y = 16) in;

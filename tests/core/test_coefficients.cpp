@@ -41,14 +41,15 @@ TEST(Coefficients, RecursiveIdentities) {
         const double q = youngVanVlietQ(sigma);
         const double m0 = 1.16680, m1 = 1.10783, m2 = 1.40586;
         const double s = (m0 + q) * (m1 * m1 + m2 * m2 + 2 * m1 * q + q * q);
-        EXPECT_NEAR(r.B, m0 * (m1 * m1 + m2 * m2) / s, 1e-12);  // ALGORITHMS.md 2.3 identity
+        EXPECT_NEAR(r.B, m0 * (m1 * m1 + m2 * m2) / s, 1e-12);  // docs/algorithms.md 2.3 identity
         EXPECT_NEAR(std::abs(r.forwardGain - 1.0), 0.0, 1e-12);  // Gaussian: unit DC gain
         EXPECT_NEAR(r.dcGain(), 1.0, 1e-12);
     }
 }
 
 TEST(Coefficients, GaborDcLeakageMatchesAlgorithms34) {
-    // ALGORITHMS.md 3.4: K = 0.0123 at sigma 5, w 0.7, against the ideal exp(-sigma^2 w^2 / 2) = 0.0022.
+    // docs/algorithms.md 3.4: K = 0.0123 at sigma 5, w 0.7, against the ideal
+    // exp(-sigma^2 w^2 / 2) = 0.0022.
     const Recursive3 r = recursive3(5, 0.7);
     EXPECT_NEAR(r.dcGain(), 0.0123, 0.00005);
     EXPECT_NEAR(std::exp(-25 * 0.49 / 2), 0.0022, 0.00005);

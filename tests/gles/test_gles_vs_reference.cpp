@@ -1,4 +1,4 @@
-// The GLES backends against the reference, within ALGORITHMS.md section 8, for every stage and
+// The GLES backends against the reference, within docs/algorithms.md section 8, for every stage and
 // method, on every board profile the backend runs under, on Mesa llvmpipe (or whatever GPU this
 // machine has). A GPU backend that falls back to cpu fails the test: the point is the GPU path.
 // CTest runs the fragment cases a second time on a real GLES 2.0 context.

@@ -184,7 +184,7 @@ TEST_F(Gles31ProgramCache, DirectGaussianPassesMatchTheReferenceWithinTheGlesBud
             double worst = 0;
             for (int y = 0; y < H; ++y)
                 for (int x = 0; x < W; ++x) worst = std::max(worst, std::abs(got[y * W + x] - want.at(x, y)));
-            EXPECT_LE(worst, 2e-4) << W << "x" << H << " sigma " << sigma;  // ALGORITHMS.md 8, gles float
+            EXPECT_LE(worst, 2e-4) << W << "x" << H << " sigma " << sigma;  // docs/algorithms.md 8, gles float
             glDeleteTextures(1, &a);
             glDeleteTextures(1, &b);
         }

@@ -123,7 +123,7 @@ compare() {
               exit !(worst <= maxdiff && n <= (1 - share) * pixels) }'
 }
 # A real clip (a pan across a photograph) through filesrc ! rawvideoparse: the GPU backends' edges
-# agree with the cpu's on >= 99.9% of the pixels (ALGORITHMS.md 8, photos, float targets); in a
+# agree with the cpu's on >= 99.9% of the pixels (docs/algorithms.md 8, photos, float targets); in a
 # cross build the cpu's edges are byte-identical to the x86-64 build's (STRIATE_HOST_PLUGIN_DIR).
 if /usr/bin/python3 "$(dirname "$(realpath "$0")")/../support/photo_clip.py" photo.yuv 320 240 6; then
     clip="filesrc location=photo.yuv ! rawvideoparse format=i420 width=320 height=240"
@@ -192,7 +192,7 @@ if [ -n "$gpu" ]; then
         if r=$(compare gl.raw cpu.raw 97 63 "$maxdiff" "$share"); then pass "$name: $r"; else fail "$name: $r"; fi
     done
     # GL memory in and out against system memory on the cpu, every input format, an odd size; with
-    # float targets (host) and packed 8-bit planes (rpi3); ALGORITHMS.md 8 in 8-bit steps. Under
+    # float targets (host) and packed 8-bit planes (rpi3); docs/algorithms.md 8 in 8-bit steps. Under
     # qemu the camera's NV12 alone (the formats' shaders are the host's; 35 s a format there).
     size="width=97,height=63"
     for fmt in $(pick "GRAY8 NV12 NV21 I420 YUY2 UYVY RGBA BGRx" "NV12"); do
@@ -239,7 +239,7 @@ if [ -n "$gpu" ]; then
         done
     done
     # GRAY16_LE in GL memory (GstGL's RG8 texture: low byte in red, high in green) against the cpu's
-    # GRAY16_LE, within ALGORITHMS.md 8 in 16-bit codes (2e-4 and 5e-4 of 65535 on float targets,
+    # GRAY16_LE, within docs/algorithms.md 8 in 16-bit codes (2e-4 and 5e-4 of 65535 on float targets,
     # 2/255 packed; edges exact).
     compare16() {  # compare16 A B WIDTH HEIGHT MAXDIFF: rows of 2 WIDTH bytes padded to 4
         python3 - "$@" <<'PY'

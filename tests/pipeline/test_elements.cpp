@@ -384,7 +384,7 @@ struct GpuCase {
 
 class GpuBackend : public ::testing::TestWithParam<GpuCase> {};
 
-/// Forced cpu against a forced GLES backend on the same frames: equal within ALGORITHMS.md 8
+/// Forced cpu against a forced GLES backend on the same frames: equal within docs/algorithms.md 8
 /// (2e-4 and 5e-4 of the unit range, and packed 1/255 and 2/255, round to at most one or two 8-bit
 /// codes; edges 99.9% of pixels, packed 99.5%).
 TEST_P(GpuBackend, MatchesCpuWithinTheBudget) {

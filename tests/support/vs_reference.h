@@ -18,7 +18,7 @@ namespace striate::test {
 
 /// Runs the reference and `backend` (configured for `chain` at `size`) on the chain's test
 /// input, the backend twice (the second frame reuses what the first set up), and checks the
-/// output within the budget ALGORITHMS.md 8 gives that backend (cpu/reference/accuracy.h: the
+/// output within the budget docs/algorithms.md 8 gives that backend (cpu/reference/accuracy.h: the
 /// backend says whether it runs on the GPU and packs its planes).
 inline void expectWithinBudget(Backend& backend, const Chain& chain, Size size, const std::string& label) {
     const Image<std::uint8_t> in = inputFor(chain, size);

@@ -20,7 +20,7 @@ The on-device regression test: a fixed battery (every stage x method x output, a
 64x48 and 640x480; --full also 1280x720 and every board profile this machine can honour) on the
 synthetic camera's shapes and on a real photo, run on every backend the device can run (cpu,
 gles-compute, gles-fragment) under the board's profile. Each result is checked against the
-reference backend run here, within ALGORITHMS.md section 8, and the reference against goldens
+reference backend run here, within docs/algorithms.md section 8, and the reference against goldens
 made on the development machine (so a reference that is wrong here is caught too). Then each
 filter element of the plugin GStreamer finds (a build tree's tool: the plugin beside it) runs
 through appsrc ! element ! appsink on every backend, in every input format at 131x67 with odd

@@ -2,7 +2,7 @@
 // `striate selftest`: the on-device regression test (README "On a Raspberry Pi", docs/boards.md).
 // A fixed battery of chains, sizes and inputs runs on every backend the device can run, under the
 // board's profile (every profile with --full); each result is checked against the reference
-// computed on the device (ALGORITHMS.md 8) and against goldens made by the reference on the
+// computed on the device (docs/algorithms.md 8) and against goldens made by the reference on the
 // development machine, so a reference that is itself wrong on the device is caught too.
 
 #include <functional>
@@ -39,7 +39,7 @@ std::vector<Case> battery(bool full);
 /// in `dataDir` resampled to the size.
 Status inputFor(const Case& c, const std::string& dataDir, Image<std::uint8_t>* out);
 
-/// ALGORITHMS.md 8's measure and budget (cpu/reference/accuracy.h).
+/// docs/algorithms.md 8's measure and budget (cpu/reference/accuracy.h).
 using reference::Accuracy;
 using reference::Producer;
 

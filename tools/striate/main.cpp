@@ -1,4 +1,4 @@
-// striate: the command-line tool (DESIGN.md "Command-line tool").
+// striate: the command-line tool (docs/design.md, "Command-line tool").
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,7 +64,7 @@ options:
                     run warns once on stderr and the cpu backend runs instead
   --board NAME      board profile capping the GPU backends: auto (default: STRIATE_BOARD, else
                     the device-tree model, else host), rpi0..rpi3, rpi4, rpi5, tight or host
-  --raw FILE.npy    also write the float32 result in the unit of ALGORITHMS.md 0
+  --raw FILE.npy    also write the float32 result in the unit of docs/algorithms.md 0
                     (H x W, or H x W x 2 for gabor output=complex): the float path, whose
                     8-bit codes can differ from OUT's by one where the cpu's 8-bit path is in
                     fixed point (docs/algorithms.md)

@@ -1,4 +1,4 @@
-// The cpu backend against the reference, within ALGORITHMS.md section 8, for every size class the
+// The cpu backend against the reference, within docs/algorithms.md section 8, for every size class the
 // issue names: 1x1, 1xN, Nx1, 2x3, 17x13 and widths that are not a multiple of the vector width or
 // of the 16-line block.
 #include <gtest/gtest.h>

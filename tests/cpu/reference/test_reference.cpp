@@ -1,4 +1,4 @@
-// The reference against the analytic definitions of ALGORITHMS.md.
+// The reference against the analytic definitions of docs/algorithms.md.
 #include "cpu/reference/reference.h"
 
 #include <gtest/gtest.h>
@@ -302,7 +302,7 @@ TEST(Canny, StepGivesOneColumnWithTieBrokenToTheLeft) {
     const EdgeMaps maps = edgeMaps(img, e);
     for (int y = 0; y < 20; ++y)
         for (int x = 0; x < 32; ++x) EXPECT_EQ(maps.edges[y * 32 + x], x == 15 ? 1 : 0) << x << "," << y;
-    // Peak gradient of a unit step smoothed with sigma is 1 / (sigma sqrt(2 pi)) (ALGORITHMS.md 4.1):
+    // Peak gradient of a unit step smoothed with sigma is 1 / (sigma sqrt(2 pi)) (docs/algorithms.md 4.1):
     // the central difference of the sampled step is close to it.
     EXPECT_NEAR(maps.strength.at(15, 10), 0.6 / (1.4 * std::sqrt(2 * std::numbers::pi)), 0.02);
 }
@@ -383,13 +383,13 @@ TEST(Chain, StagesFeedEachOther) {
         for (int x = 0; x < 20; ++x) EXPECT_EQ(twice.at(x, y), expect.at(x, y));
 }
 
-/// ALGORITHMS.md 4.3 against an independent oracle on the real photo: OpenCV's Gaussian
+/// docs/algorithms.md 4.3 against an independent oracle on the real photo: OpenCV's Gaussian
 /// adaptiveThreshold computed from the definition here (taps exp(-t^2 / 2 sigma^2) to
 /// R = ceil(4 sigma), normalised; replicate borders; rows then columns; 255 where I > mean - C).
 /// The reference with the sampled Gaussian (method=direct) agrees on every pixel except those
 /// within one code of their threshold. (The recursive and box means are other methods: they
 /// differ from the sampled Gaussian by up to a few percent at edges, which moves hundreds of
-/// pixels at sigma 1.5; ALGORITHMS.md 8 holds each backend to the reference of its own method.)
+/// pixels at sigma 1.5; docs/algorithms.md 8 holds each backend to the reference of its own method.)
 TEST(Threshold, MatchesAnIndependentGaussianMeanOracleOnThePhoto) {
     Image<std::uint8_t> photo;
     const Status read = io::readLuma(STRIATE_TEST_DATA "/astronaut.png", &photo);
