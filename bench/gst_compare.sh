@@ -53,7 +53,7 @@ compare "blur sigma 8, grey out" \
 compare "blur sigma 8, I420 through" \
   "striateblur sigma=8 backend=cpu" \
   "videoconvert ! video/x-raw,format=GRAY8 ! cvsmooth type=gaussian kernel-width=49 kernel-height=49 color=8"
-# The GLES backends against GstGL's own blur (headless GstGL on Mesa: PLATFORM-NOTES.md). In GL
+# The GLES backends against GstGL's own blur (headless GstGL on Mesa: docs/boards.md, GstGL memory). In GL
 # memory striateblur runs gles-fragment in GstGL's context, texture to texture, as gleffects does;
 # from system memory each GLES backend is named.
 export GST_GL_WINDOW=egl-device GST_GL_API=gles2

@@ -118,7 +118,7 @@ Status EglContext::create(std::unique_ptr<EglContext>* out) {
 EglContext::~EglContext() {
     if (context_) {
         // Current on this thread? Release first. The display itself stays initialised: Mesa's
-        // surfaceless display is shared by the process (PLATFORM-NOTES.md).
+        // surfaceless display is shared by the process.
         if (eglGetCurrentContext() == context_) eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         eglDestroyContext(display_, context_);
     }

@@ -20,7 +20,7 @@ using Defines = std::vector<std::pair<std::string, std::string>>;
 /// joined by "; ".
 std::string withFileName(const std::string& file, const std::string& log);
 
-/// Compiled programs keyed by file + defines (STYLE.md 4). The `#version` line follows the
+/// Compiled programs keyed by file + defines. The `#version` line follows the
 /// current context (310 es for compute; 300 es or 100 for fragment passes), then the defines, then
 /// `#line 1` so compiler messages count lines of the file itself. Use and destroy it only where
 /// its context is current. Backends in one context may share one (a program's uniforms are set

@@ -31,7 +31,7 @@ enum class Pending {
     Caps,      ///< new caps: made anew, and inconsistent settings are an error (nothing may stay)
 };
 
-/// The C++ state behind a filter element (STYLE.md 6): created in instance_init, deleted in
+/// The C++ state behind a filter element : created in instance_init, deleted in
 /// finalize. `mutex` guards the properties; the rest belongs to the streaming thread.
 struct FilterState {
     std::mutex mutex;

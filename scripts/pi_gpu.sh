@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/pi_gpu.sh SYSROOT DIR: what the real Raspberry Pi GPU compilers need to run here
-# (../shared/PLATFORM-NOTES.md, "The real Pi GPU compilers without a Pi"; docs/boards.md).
+# (docs/boards.md, "The real Pi GPU compilers").
 #   SYSROOT  an arm64 sysroot (scripts/sysroot.sh arm64 DIR [RELEASE]): bookworm's Mesa 22.3.6 has
 #            the vc4 (Pi 0-3) and v3d (Pi 4, V3D 4.2) drivers; trixie's Mesa 25.0.7 has V3D 7.1 too
 #   DIR      where the result goes; rebuilt only when this script or the sysroot's key changed
@@ -16,7 +16,7 @@
 # DIR/v3d71_ident.so  the Pi 5's identity over the v3d noop shim, which answers as a V3D 4.2
 #                 (scripts/v3d71_ident.c says which values are known and which assumed)
 # Fallback where backports no longer has mesa-drm-shim: `apt-get source mesa` and build
-# src/drm-shim/*.c with src/broadcom/drm-shim/{vc4,v3d}_noop.c (PLATFORM-NOTES.md).
+# src/drm-shim/*.c with src/broadcom/drm-shim/{vc4,v3d}_noop.c (docs/boards.md).
 set -euo pipefail
 if [ $# -ne 2 ]; then
   echo "usage: scripts/pi_gpu.sh ARM64_SYSROOT DIR" >&2

@@ -7,7 +7,7 @@
 #   RELEASE  bookworm (Debian 12, Raspberry Pi OS Legacy; the default) or trixie (Debian 13,
 #            today's Raspberry Pi OS): the suites, its -updates and -security, from the host's
 #            mirror whatever release the host runs.
-# How (../shared/PLATFORM-NOTES.md, "Cross builds and emulation"): apt's own resolver on a
+# How (docs/boards.md, "Cross builds and tests under qemu"): apt's own resolver on a
 # private state (its own lists, cache and an empty dpkg status, APT::Architectures=ARCH) downloads
 # the packages and their dependencies; `dpkg-deb -x` unpacks each into DIR; absolute symlinks are
 # rewritten as relative ones (a linker under --sysroot would follow them out of DIR). No root

@@ -18,8 +18,8 @@
 namespace striate::gles {
 
 /// A fragment shader over VideoCore IV's limit, for the tests of the driver log: 48 serially
-/// dependent texture reads whose results all stay live to the end (PLATFORM-NOTES.md: 48 or more
-/// fail to register-allocate), reading sampler s0. With STRIATE_GLES_TEST_PASS=over-vc4-limit in
+/// dependent texture reads whose results all stay live to the end (vc4's compiler: 48 or more
+/// fail to register-allocate, docs/boards.md), reading sampler s0. With STRIATE_GLES_TEST_PASS=over-vc4-limit in
 /// the environment, gles-fragment adds a draw of it to every plan (docs/testing.md): the way a
 /// test sees a driver's failure on a pass in any context, GstGL's included.
 std::string overVc4LimitShader();

@@ -73,7 +73,7 @@ run "board=pi4 refused" "${launch[@]}" -q striatesrc num-buffers=3 is-live=false
 grep -q "refusing board 'pi4'" err.txt && pass "board=pi4 warning names the board" || fail "board warning: $(cat err.txt)"
 
 if [ -n "$gpu" ]; then
-    # GL memory from glupload (GstGL headless on Mesa: PLATFORM-NOTES.md).
+    # GL memory from glupload (GstGL headless on Mesa: docs/boards.md, GstGL memory).
     export GST_GL_WINDOW=egl-device GST_GL_API=gles2
     run "glupload ! striateblur ! gldownload" "${launch[@]}" -q striatesrc num-buffers=$(pick 10 3) ! glupload ! striateblur sigma=8 \
         ! gldownload ! fakesink
