@@ -4,7 +4,7 @@
     bench/python_bench.py [--size 1920x1080] [--threads 2] [--rounds 7] [--repeat 5] [--backend cpu]
                           [--photo FILE] [--json FILE]
 
-Rows (issue 30; docs/performance.md):
+Rows (issue 30; docs/performance-history.md):
   - Filter("edges")(frame)        against cv2.GaussianBlur(sigma 1.4) + cv2.Canny (L2 gradient,
                                   thresholds in its 3x3 Sobel units: 8 * 255 times ours, as
                                   striate-bench does)

@@ -19,7 +19,7 @@ struct Probe : gles::GpuLimits {
     std::string platform;  ///< EGL platform of the display
     std::string version, renderer, vendor, glsl;
     /// The renderer rasterises on the CPU (Mesa llvmpipe, softpipe, swrast): the GLES backends run,
-    /// but on the cores the cpu backend uses better (docs/performance.md).
+    /// but on the cores the cpu backend uses better (docs/performance-history.md).
     bool softwareRenderer = false;
     std::vector<std::string> floatRenderable;  ///< of R16F RG16F RGBA16F R32F RG32F RGBA32F (R32F: floatTargets)
     int fragmentHighpPrecision = 0;  ///< bits of highp float in fragment shaders (0: no highp)

@@ -26,7 +26,7 @@ namespace {
 // vc4-kms-v3d overlay and shared with the camera's buffers, the ISP and the display's
 // framebuffers (together under 64 MiB at 1080p): a chain's plan may take half of it (at
 // 1920x1080, Canny takes 19.8 MiB in packed planes, the 6-orientation bank 33.6, a recursive blur
-// of sigma 48 57.3; docs/performance.md).
+// of sigma 48 57.3; docs/performance-history.md).
 constexpr std::size_t kMiB = 1024 * 1024;
 constexpr gles::GpuLimits kVc4{
     .glesMajor = 2,

@@ -15,7 +15,7 @@ namespace striate::cpu {
 
 /// method=auto for a Gabor whose every orientation runs row-wise (0 and 90 degrees, GaborBand):
 /// the direct method below this sigma, where it is faster than the recursive filter
-/// (docs/performance.md, "Crossovers"); other Gabors keep GaborSpec::resolvedMethod's choice.
+/// (docs/performance-history.md, "Crossovers"); other Gabors keep GaborSpec::resolvedMethod's choice.
 inline constexpr double kAutoRowWiseGaborBelowSigma = 8.0;
 
 /// Where the cpu's edges stage writes its output from its classes (cpu_edges.cpp): rows(y0, y1)

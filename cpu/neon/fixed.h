@@ -23,7 +23,7 @@ inline constexpr double kFixedPassBound = 0.45;
 inline constexpr int kMaxFixedRadius = 48;
 
 /// method=auto on 8-bit outputs: the fixed-point direct Gaussian below this sigma, where it is
-/// faster than the recursive filter through floats (docs/performance.md, "Crossovers"); float
+/// faster than the recursive filter through floats (docs/performance-history.md, "Crossovers"); float
 /// outputs keep BlurSpec::resolvedMethod's choice.
 inline constexpr double kAutoFixedBelowSigma = 10.0;
 

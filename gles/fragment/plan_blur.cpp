@@ -186,7 +186,7 @@ FragmentPlanner::Bands FragmentPlanner::bandsFor(int outputRows, int rowsPerOutp
     // is made a band of output rows at a time into a tile (bands of at least kBandRows frame
     // rows, and of 16 R so the 2 R rows each tile repeats stay within an eighth), each band's
     // vertical pass following its tile: a tile instead of a frame-sized plane (1080p quads:
-    // 1.7 MiB instead of 7.9 at R = 8; docs/performance.md). Only where the tile is at most
+    // 1.7 MiB instead of 7.9 at R = 8; docs/performance-history.md). Only where the tile is at most
     // half the frame: the repeated rows and the draws cost time (a bank's wide low-pass at
     // 640x480 ran 4% slower tiled) for less memory saved.
     Bands b;

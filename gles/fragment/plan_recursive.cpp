@@ -16,7 +16,7 @@ namespace {
 /// response. Both axes' cuts and the float sums stay within docs/algorithms.md 8's 2e-4.
 constexpr double kResponseTail = 5e-5;
 /// RecursiveForm::Auto takes the response form in per-pixel passes up to this many taps per axis,
-/// strips beyond (docs/performance.md: fewer fetches per pixel than the strips' sections, and no
+/// strips beyond (docs/performance-history.md: fewer fetches per pixel than the strips' sections, and no
 /// strip draws); on quads it is faster than strips at every sigma measured (to 64).
 constexpr int kMaxResponseTaps = 257;
 

@@ -6,7 +6,7 @@
 // is, each case's backend made in it (startInCurrentContext) and sharing the programs earlier
 // cases compiled. Made anew for every case, in a context of its own, the run compiled 52,323
 // shaders of 1,687 distinct sources, and llvmpipe built each program's code again at its first
-// draw (docs/performance.md). gles-compute's cases make their own context, as the product does.
+// draw (docs/performance-history.md). gles-compute's cases make their own context, as the product does.
 #include <gtest/gtest.h>
 
 #include <algorithm>

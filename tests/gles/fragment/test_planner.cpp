@@ -119,7 +119,7 @@ TEST(Planner, EveryStageOfEveryFragmentProfileIsWellFormed) {
 
 TEST(Planner, PlansAt1080pHoldIssue28sMemoryTargets) {
     // GPU memory of the plan's textures at 1920x1080 on float planes with QuadRows (what Mesa
-    // offers) and on packed ones: the targets of docs/performance.md, less the 2 MiB a Canny's
+    // offers) and on packed ones: the targets of docs/performance-history.md, less the 2 MiB a Canny's
     // stencil buffer takes at most (FragmentBackend::memory() counts it; test_gles_allocations
     // checks that figure against the GL calls).
     constexpr double MiB = 1024.0 * 1024.0;
