@@ -112,7 +112,8 @@ std::vector<StageInfo> makeStageInfos() {
                     choice<&BlurSpec::method>("method", "Method",
                                               "How the Gaussian is computed (method=recursive needs sigma >= 0.5)",
                                               kBlurMethodInfo)},
-                   {"blur sigma=2 method=direct", "blur sigma=6 method=boxes", "blur sigma=8 method=recursive", "blur sigma=1"}});
+                   {"blur sigma=2 method=direct", "blur sigma=6 method=boxes", "blur sigma=8 method=recursive", "blur sigma=1"},
+                   {"blur sigma=2", "blur sigma=8"}});
     all.push_back(
         {"gabor", "Gabor filter or orientation bank (docs/algorithms.md 3)", GaborSpec{},
          {field<&GaborSpec::sigma>("sigma", "Sigma", "Standard deviation of the Gaussian envelope, in pixels", kMinSigma,
@@ -141,7 +142,8 @@ std::vector<StageInfo> makeStageInfos() {
           "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=real",
           "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=imaginary",
           "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=phase",
-          "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=complex"}});
+          "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=complex"},
+         {"gabor sigma=4 wavelength=8 orientations=6"}});
     all.push_back(
         {"edges", "Edge detection: Canny or Gabor energy (docs/algorithms.md 4.1-4.2)", EdgeSpec{},
          {choice<&EdgeSpec::method>("method", "Method", "Canny, or the local energy of a Gabor bank (steps and lines)",
@@ -159,7 +161,8 @@ std::vector<StageInfo> makeStageInfos() {
                                           0, kMaxThreshold),
           choice<&EdgeSpec::output>("output", "Output", "Edge map, edge strength, or edges drawn over the luma",
                                     kEdgeOutputInfo)},
-         {"edges", "edges output=strength", "edges output=overlay", "edges method=gabor"}});
+         {"edges", "edges output=strength", "edges output=overlay", "edges method=gabor"},
+         {"edges"}});
     all.push_back(
         {"threshold", "Adaptive threshold: 1 above the local Gaussian mean less offset (docs/algorithms.md 4.3)",
          ThresholdSpec{},
@@ -172,7 +175,8 @@ std::vector<StageInfo> makeStageInfos() {
                                          "How the local mean is computed (method=recursive needs sigma >= 0.5)",
                                          kBlurMethodInfo)},
          {"threshold sigma=4 offset=0.02", "threshold sigma=2 offset=0.01 method=direct",
-          "threshold sigma=6 offset=-0.02 method=boxes", "threshold sigma=8 offset=0.04 method=recursive"}});
+          "threshold sigma=6 offset=-0.02 method=boxes", "threshold sigma=8 offset=0.04 method=recursive"},
+         {"threshold"}});
     // The tables are indexed by the variant's index (stageInfo).
     if (all.size() != std::variant_size_v<Stage>) std::abort();
     for (std::size_t i = 0; i < all.size(); ++i)

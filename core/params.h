@@ -69,6 +69,9 @@ struct StageInfo {
     /// The stage's example chains: every method and output, the first the one a quick check runs.
     /// The conformance tests, `striate selftest` (and its goldens) and the benchmark run these.
     std::vector<const char*> examples;
+    /// The stage's main chains: what `striate selftest` times for `auto` (which compares backends
+    /// on the chains ending in the same kind of stage) and the boards' estimates cover.
+    std::vector<const char*> timed;
 
     const ParamDef* param(std::string_view key) const;
 };

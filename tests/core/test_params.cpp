@@ -48,6 +48,21 @@ TEST(StageTables, ExamplesParseAndRoundTrip) {
         }
 }
 
+/// Every stage has main chains (what `striate selftest` times for `auto`, which compares backends on
+/// the chains ending in the chain's kind of stage), each ending in that stage: without them `auto`
+/// would never use a measurement for a chain ending in it.
+TEST(StageTables, EveryStageHasTimedChainsEndingInIt) {
+    for (const StageInfo& s : stageInfos()) {
+        EXPECT_FALSE(s.timed.empty()) << s.name << " has no timed chains";
+        for (const char* text : s.timed) {
+            Chain c;
+            const Status st = parseChain(text, &c);
+            ASSERT_TRUE(st) << text << ": " << st.message();
+            EXPECT_STREQ(stageName(c.stages.back()), s.name) << text;
+        }
+    }
+}
+
 /// Each numeric parameter's range ends are accepted alone (with the other parameters at their
 /// defaults, as an element starts) and a step beyond them is refused with the parameter named;
 /// every parameter refuses a value of the wrong type, naming what it expected.

@@ -80,6 +80,13 @@ if [ ${#emulator[@]} -eq 0 ] && "$bin" probe | grep -q "^gles: "; then
         "$bin" probe >probe.txt 2>&1
         grep -q "^auto backend: .* (measured fastest on board 'host' by striate selftest" probe.txt &&
             pass "probe: $(grep "^auto backend" probe.txt)" || fail "probe after selftest: $(grep "^auto" probe.txt)"
+        # ... for a chain of every kind of stage (each stage's timed chains, core/params.cpp).
+        for chain in "blur sigma=3" "gabor sigma=3 wavelength=9" "edges method=gabor" "threshold sigma=5"; do
+            "$bin" probe --chain "$chain" --size 64x48 >probe-chain.txt 2>&1
+            grep -q "^auto backend: .* (measured fastest on board 'host' by striate selftest" probe-chain.txt &&
+                pass "probe --chain '$chain': $(grep "^auto backend" probe-chain.txt)" ||
+                fail "probe --chain '$chain' after selftest: $(grep "^auto" probe-chain.txt)" probe-chain.txt
+        done
     fi
     for version in 3.0 2.0; do
         MESA_GLES_VERSION_OVERRIDE=$version "$bin" selftest --no-measure >out.txt 2>&1 &&

@@ -22,9 +22,6 @@
 namespace striate::selftest {
 namespace {
 
-/// The standard chains auto's measurements time.
-const char* const kTimed[] = {"blur sigma=2", "blur sigma=8", "gabor sigma=4 wavelength=8 orientations=6", "edges"};
-
 
 /// A result copied out of a backend (its planes live only until its next frame).
 struct Owned {
@@ -248,7 +245,9 @@ Status run(const Options& options, Report* report) {
         m.board = profiles.front();
         m.renderer = probe.renderer;
         m.versions = std::string("striate ") + STRIATE_VERSION + "; " + probe.version;
-        for (const char* text : kTimed)
+        std::vector<const char*> timed;  // every stage's main chains (core/params.cpp)
+        for (const StageInfo& info : stageInfos()) timed.insert(timed.end(), info.timed.begin(), info.timed.end());
+        for (const char* text : timed)
             for (const auto& [w, h] : {std::pair{640, 480}, std::pair{1280, 720}}) {
                 if (w > 640 && !options.full) continue;
                 Chain chain;
