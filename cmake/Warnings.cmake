@@ -2,6 +2,9 @@
 add_library(striate_warnings INTERFACE)
 target_compile_options(striate_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
                        -Wnon-virtual-dtor -Wno-psabi)
+# A switch over an enum that misses one of its values (and has no default) does not compile, in
+# GCC and clang alike: a new method or output is a compile error at every switch that lacks it.
+target_compile_options(striate_warnings INTERFACE -Werror=switch)
 # Bit-comparable float code across x86 and ARM (docs/algorithms.md 7): no silent mul+add contraction.
 target_compile_options(striate_warnings INTERFACE -ffp-contract=off)
 

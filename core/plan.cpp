@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <variant>
 
 namespace striate {
@@ -193,9 +194,28 @@ GaborPlan planEdgeBank(const EdgeSpec& spec) {
     return p;
 }
 
-EdgeStagePlan::EdgeStagePlan(const EdgeSpec& s) : spec(s) {
-    if (s.method == EdgeMethod::Canny) blur = planBlur(s.smoothing());
-    else gabor = planEdgeBank(s);
+namespace {
+std::variant<CannyPlan, GaborEnergyPlan> planEdgeMethod(const EdgeSpec& s) {
+    switch (s.method) {
+    case EdgeMethod::Canny: return CannyPlan{planBlur(s.smoothing())};
+    case EdgeMethod::Gabor: return GaborEnergyPlan{planEdgeBank(s)};
+    }
+    std::abort();  // not an EdgeMethod (validate() refuses it before any plan)
+}
+} // namespace
+
+EdgeStagePlan::EdgeStagePlan(const EdgeSpec& s) : spec(s), method(planEdgeMethod(s)) {}
+
+std::vector<const BlurPlan*> EdgeStagePlan::blurPlans() const {
+    return std::visit(Overloaded{[](const CannyPlan& c) { return std::vector<const BlurPlan*>{&c.smoothing}; },
+                                [](const GaborEnergyPlan& g) { return std::vector<const BlurPlan*>{&g.bank.dcBlur}; }},
+                      method);
+}
+
+const GaborPlan* EdgeStagePlan::gaborPlan() const {
+    return std::visit(Overloaded{[](const CannyPlan&) -> const GaborPlan* { return nullptr; },
+                                 [](const GaborEnergyPlan& g) -> const GaborPlan* { return &g.bank; }},
+                      method);
 }
 
 StagePlan planStage(const Stage& stage) {

@@ -135,13 +135,23 @@ struct GaborStagePlan {
     std::vector<const BlurPlan*> blurPlans() const { return {&gabor.dcBlur}; }
     const GaborPlan* gaborPlan() const { return &gabor; }
 };
+/// Canny's plan (docs/algorithms.md 4.1): its smoothing.
+struct CannyPlan {
+    BlurPlan smoothing;
+};
+/// Gabor energy's plan (docs/algorithms.md 4.2): its bank, each member with its NMS sector.
+struct GaborEnergyPlan {
+    GaborPlan bank;
+};
+/// An edge stage: its spec and the plan of its method, one alternative per `EdgeMethod`. Every
+/// backend visits `method` with a function per alternative, so a method one of them lacks does
+/// not compile.
 struct EdgeStagePlan {
     EdgeSpec spec;
-    BlurPlan blur;    ///< canny: the smoothing
-    GaborPlan gabor;  ///< gabor energy: the bank
+    std::variant<CannyPlan, GaborEnergyPlan> method;
     EdgeStagePlan(const EdgeSpec& s);
-    std::vector<const BlurPlan*> blurPlans() const { return {&blur, &gabor.dcBlur}; }
-    const GaborPlan* gaborPlan() const { return &gabor; }
+    std::vector<const BlurPlan*> blurPlans() const;
+    const GaborPlan* gaborPlan() const;
 };
 struct ThresholdStagePlan {
     ThresholdSpec spec;

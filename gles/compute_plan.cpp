@@ -253,18 +253,20 @@ int ComputePlanner::edges(const EdgeStagePlan& plan, int in) {
     const EdgeSpec& spec = plan.spec;
     const int W = format_.width, H = format_.height;
     const int sector = plane(Format::R32UI);
-    int strength;
-    if (spec.method == EdgeMethod::Canny) {
-        const int gauss = blur(plan.blur, in);
-        strength = plane(Format::R32F);
-        ComputePass& p = dispatch("gradient.comp", {{"TAN22_5", glslFloat(kTan22_5)}, {"TAN67_5", glslFloat(kTan67_5)}},
-                                  groups(W, kTile), groups(H, kTile), "R32F strength, R32UI sector");
-        sampler(p, 0, gauss);
-        image(p, 0, strength, Access::Write);
-        image(p, 1, sector, Access::Write);
-    } else {
-        strength = gabor(plan.gabor, in, sector);
-    }
+    const int strength = std::visit(
+        Overloaded{[&](const CannyPlan& c) {
+                       const int gauss = blur(c.smoothing, in);
+                       const int gradient = plane(Format::R32F);
+                       ComputePass& p =
+                           dispatch("gradient.comp", {{"TAN22_5", glslFloat(kTan22_5)}, {"TAN67_5", glslFloat(kTan67_5)}},
+                                    groups(W, kTile), groups(H, kTile), "R32F strength, R32UI sector");
+                       sampler(p, 0, gauss);
+                       image(p, 0, gradient, Access::Write);
+                       image(p, 1, sector, Access::Write);
+                       return gradient;
+                   },
+                   [&](const GaborEnergyPlan& g) { return gabor(g.bank, in, sector); }},
+        plan.method);
     const int classes = plane(Format::R32UI);
     {
         ComputePass& p = dispatch("suppress.comp", {{"TIE", glslFloat(kTieTolerance)}}, groups(W, kTile), groups(H, kTile),
@@ -280,8 +282,11 @@ int ComputePlanner::edges(const EdgeStagePlan& plan, int in) {
     ComputePass& p = dispatch("edges_output.comp", {{"OUTPUT", std::to_string(static_cast<int>(spec.output))}},
                               groups(W, kTile), groups(H, kTile), "R32F");
     sampler(p, 0, classes);
-    if (spec.output == EdgeOutput::Strength) sampler(p, 1, strength);
-    if (spec.output == EdgeOutput::Overlay) sampler(p, 1, in);
+    switch (spec.output) {
+    case EdgeOutput::Edges: break;
+    case EdgeOutput::Strength: sampler(p, 1, strength); break;
+    case EdgeOutput::Overlay: sampler(p, 1, in); break;
+    }
     image(p, 0, out, Access::Write);
     return out;
 }

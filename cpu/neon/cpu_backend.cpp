@@ -173,10 +173,15 @@ CpuBackend::Planes CpuBackend::planesFor() const {
                               [&](const GaborStagePlan& p) { gabor(p.gabor); },
                               [&](const EdgeStagePlan& p) {
                                   need.edges = true;
-                                  need.strength |= p.spec.method == EdgeMethod::Gabor || !p.spec.tracesEdges();
-                                  need.sector |= p.spec.method == EdgeMethod::Gabor;
-                                  if (p.spec.method == EdgeMethod::Canny && blurRows(p.blur)) need.gauss = need.rowPass = true;
-                                  if (p.spec.method == EdgeMethod::Gabor) gabor(p.gabor);
+                                  need.strength |= !p.spec.tracesEdges();
+                                  std::visit(Overloaded{[&](const CannyPlan& c) {
+                                                            if (blurRows(c.smoothing)) need.gauss = need.rowPass = true;
+                                                        },
+                                                        [&](const GaborEnergyPlan& g) {
+                                                            need.strength = need.sector = true;
+                                                            gabor(g.bank);
+                                                        }},
+                                             p.method);
                               },
                               [&](const ThresholdStagePlan& p) { need.rowPass |= blurRows(p.mean); }},
                    plan);
@@ -301,8 +306,11 @@ const char* kernelName(const Stage& stage) {
                                                                            : "gabor.direct.fir-complex";
                    },
                    [](const EdgeSpec& e) {
-                       return e.method == EdgeMethod::Canny ? "edges.canny.fir-nms-hysteresis"
-                                                            : "edges.gabor-energy.bank-nms-hysteresis";
+                       switch (e.method) {
+                       case EdgeMethod::Canny: return "edges.canny.fir-nms-hysteresis";
+                       case EdgeMethod::Gabor: return "edges.gabor-energy.bank-nms-hysteresis";
+                       }
+                       return "?";  // not an EdgeMethod
                    },
                    [](const ThresholdSpec& t) {
                        switch (t.mean().resolvedMethod()) {

@@ -279,12 +279,12 @@ void CpuBackend::trace(const EdgeWriter& out) {
 template <class Src>
 void CpuBackend::edges(const EdgeStagePlan& plan, ImageView<const Src> in, const EdgeWriter& out) {
     const EdgeSpec& spec = plan.spec;
-    if (spec.method == EdgeMethod::Canny) {
-        canny(plan.blur, in, spec, spec.output == EdgeOutput::Strength, out);
-    } else {
-        gabor(plan.gabor, in, strength_.view());
-        suppressAndTrace(spec, out);
-    }
+    std::visit(Overloaded{[&](const CannyPlan& c) { canny(c.smoothing, in, spec, !spec.tracesEdges(), out); },
+                          [&](const GaborEnergyPlan& g) {
+                              gabor(g.bank, in, strength_.view());
+                              suppressAndTrace(spec, out);
+                          }},
+               plan.method);
 }
 
 namespace {

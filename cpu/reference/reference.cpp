@@ -244,14 +244,12 @@ std::vector<std::uint8_t> suppressAndTrace(const Plane& m, const std::vector<std
     return edges;
 }
 
-} // namespace
 
-EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec) {
+/// Canny's strength and sector (docs/algorithms.md 4.1): central differences of the smoothed image.
+void cannyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
+    EdgeMaps& maps = *m;
     const int W = in.width(), H = in.height();
-    EdgeMaps maps;
-    maps.strength.reset(W, H);
-    maps.sector.assign(std::size_t(W) * H, 0);
-    if (spec.method == EdgeMethod::Canny) {
+    {
         const Plane s = blur(in, spec.smoothing());
         for (int y = 0; y < H; ++y)
             for (int x = 0; x < W; ++x) {
@@ -265,7 +263,15 @@ EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec) {
                 else sec = (gx > 0) == (gy > 0) ? 1 : 3;
                 maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(sec);
             }
-    } else {
+    }
+}
+
+/// Gabor energy's strength and sector (docs/algorithms.md 4.2): the bank's largest magnitude, the
+/// first of near-equal maxima in bankOrder's order.
+void gaborEnergyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
+    EdgeMaps& maps = *m;
+    const int W = in.width(), H = in.height();
+    {
         std::vector<double> thetas;
         for (int k = 0; k < spec.orientations; ++k) thetas.push_back(spec.bankMember(k).orientation);
         const std::vector<int> order = bankOrder(thetas);  // the first of near-equal maxima wins, in this order
@@ -282,19 +288,37 @@ EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec) {
                 }
         }
     }
+}
+
+} // namespace
+
+EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec) {
+    const int W = in.width(), H = in.height();
+    EdgeMaps maps;
+    maps.strength.reset(W, H);
+    maps.sector.assign(std::size_t(W) * H, 0);
+    switch (spec.method) {
+    case EdgeMethod::Canny: cannyStrength(in, spec, &maps); break;
+    case EdgeMethod::Gabor: gaborEnergyStrength(in, spec, &maps); break;
+    }
     maps.edges = suppressAndTrace(maps.strength, maps.sector, spec.lowThreshold, spec.highThreshold);
     return maps;
 }
 
 Plane edges(const Plane& in, const EdgeSpec& spec) {
     EdgeMaps maps = edgeMaps(in, spec);
-    if (spec.output == EdgeOutput::Strength) return std::move(maps.strength);
     Plane out(in.width(), in.height());
-    for (int y = 0; y < in.height(); ++y)
-        for (int x = 0; x < in.width(); ++x) {
-            const bool e = maps.edges[std::size_t(y) * in.width() + x];
-            out.at(x, y) = e ? 1.0 : (spec.output == EdgeOutput::Overlay ? in.at(x, y) : 0.0);
-        }
+    // 1 on an edge, elsewhere(x, y) off it.
+    const auto write = [&](auto elsewhere) {
+        for (int y = 0; y < in.height(); ++y)
+            for (int x = 0; x < in.width(); ++x)
+                out.at(x, y) = maps.edges[std::size_t(y) * in.width() + x] ? 1.0 : elsewhere(x, y);
+    };
+    switch (spec.output) {
+    case EdgeOutput::Strength: return std::move(maps.strength);
+    case EdgeOutput::Edges: write([](int, int) { return 0.0; }); break;
+    case EdgeOutput::Overlay: write([&](int x, int y) { return in.at(x, y); }); break;
+    }
     return out;
 }
 

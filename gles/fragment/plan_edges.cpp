@@ -133,37 +133,39 @@ FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const V
     // float planes as one R32F value (four a texel in a Quad plane: quadGradient), the sector in
     // the strength's two lowest mantissa bits (a relative change below 4e-7, cleared wherever it
     // is read): half the memory of RG32F.
+    return std::visit(Overloaded{[&](const CannyPlan& c) { return cannyClasses(spec, c, in); },
+                                 [&](const GaborEnergyPlan& g) { return edgeClasses(spec, false, in, gabor(g.bank, in)); }},
+                      plan.method);
+}
+
+FragmentPlanner::Value FragmentPlanner::cannyClasses(const EdgeSpec& spec, const CannyPlan& plan, const Value& in) {
+    const bool sectorBits = !packed_;
+    const Value smooth = blur(plan.smoothing, in);
+    if (sectorBits && smooth.format.kind == PlaneKind::QuadRows) return edgeClasses(spec, true, in, quadGradient(smooth));
     Value strength;
-    const bool sectorBits = spec.method == EdgeMethod::Canny && !packed_;
-    if (spec.method == EdgeMethod::Canny) {
-        const Value smooth = blur(plan.blur, in);
-        if (sectorBits && smooth.format.kind == PlaneKind::QuadRows) return edgeClasses(spec, in, quadGradient(smooth));
-        FragmentWriter w("edges.gradient", !packed_);
-        w.input(0, smooth.format);
-        const std::string r = w.fetch(0, along(0, 1)), l = w.fetch(0, along(0, -1));
-        const std::string d = w.fetch(0, along(1, 1)), u = w.fetch(0, along(1, -1));
-        w.line("float gx = (" + r + ".x - " + l + ".x) * 0.5;", 2);
-        w.line("float gy = (" + d + ".x - " + u + ".x) * 0.5;", 2);
-        w.line("float ax = abs(gx), ay = abs(gy);", 2);
-        w.line("float sector = ay <= " + f(kTan22_5) + " * ax ? 0.0 : ay > " + f(kTan67_5) +
-                   " * ax ? 2.0 : ((gx > 0.0) == (gy > 0.0) ? 1.0 : 3.0);",
-               6);
-        w.line("float m = sqrt(gx * gx + gy * gy);", 3);
-        // |gx|, |gy| <= bound / 2, so the magnitude is within bound / sqrt(2); packed, the sector
-        // is scaled into that range.
-        const double bound = smooth.format.bound / std::sqrt(2.0);
-        if (sectorBits) {
-            w.line("float value = uintBitsToFloat((floatBitsToUint(m) & " + kStrengthBits + ") | uint(sector));", 3);
-            const PlaneFormat format = planeFormat(false, bound, true);
-            strength = full(w.finish("vec2(value, 0.0)", format), {smooth}, format);
-        } else {
-            const PlaneFormat format = planeFormat(true, bound, true);
-            strength = full(w.finish("vec2(m, sector * " + f(format.bound / 3) + ")", format), {smooth}, format);
-        }
+    FragmentWriter w("edges.gradient", !packed_);
+    w.input(0, smooth.format);
+    const std::string r = w.fetch(0, along(0, 1)), l = w.fetch(0, along(0, -1));
+    const std::string d = w.fetch(0, along(1, 1)), u = w.fetch(0, along(1, -1));
+    w.line("float gx = (" + r + ".x - " + l + ".x) * 0.5;", 2);
+    w.line("float gy = (" + d + ".x - " + u + ".x) * 0.5;", 2);
+    w.line("float ax = abs(gx), ay = abs(gy);", 2);
+    w.line("float sector = ay <= " + f(kTan22_5) + " * ax ? 0.0 : ay > " + f(kTan67_5) +
+               " * ax ? 2.0 : ((gx > 0.0) == (gy > 0.0) ? 1.0 : 3.0);",
+           6);
+    w.line("float m = sqrt(gx * gx + gy * gy);", 3);
+    // |gx|, |gy| <= bound / 2, so the magnitude is within bound / sqrt(2); packed, the sector
+    // is scaled into that range.
+    const double bound = smooth.format.bound / std::sqrt(2.0);
+    if (sectorBits) {
+        w.line("float value = uintBitsToFloat((floatBitsToUint(m) & " + kStrengthBits + ") | uint(sector));", 3);
+        const PlaneFormat format = planeFormat(false, bound, true);
+        strength = full(w.finish("vec2(value, 0.0)", format), {smooth}, format);
     } else {
-        strength = gabor(plan.gabor, in);
+        const PlaneFormat format = planeFormat(true, bound, true);
+        strength = full(w.finish("vec2(m, sector * " + f(format.bound / 3) + ")", format), {smooth}, format);
     }
-    return edgeClasses(spec, in, strength);
+    return edgeClasses(spec, sectorBits, in, strength);
 }
 
 FragmentPlanner::Value FragmentPlanner::quadGradient(const Value& smooth) {
@@ -203,10 +205,10 @@ FragmentPlanner::Value FragmentPlanner::quadGradient(const Value& smooth) {
     return full(gradient, {smooth}, format, frame, (format_.width + 3) / 4, format_.height);
 }
 
-FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, const Value& in, const Value& strength) {
-    // Canny's strengths on float planes carry the sector in their two lowest mantissa bits (a
-    // Quad plane where quadGradient made them).
-    const bool sectorBits = spec.method == EdgeMethod::Canny && !packed_;
+FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool sectorBits, const Value& in,
+                                                    const Value& strength) {
+    // sectorBits: the strengths carry the sector in their two lowest mantissa bits (Canny's on
+    // float planes; a Quad plane where quadGradient made them).
     const bool quadStrength = strength.format.kind == PlaneKind::Quad;
     // The strength of a fetched value (sectorBits: without the sector's bits).
     const auto strengthOf = [&](const std::string& fetched) {

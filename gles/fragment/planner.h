@@ -239,8 +239,12 @@ private:
     Value edges(const EdgeStagePlan& plan, const Value& in);
     /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.
     Value quadGradient(const Value& smooth);
-    /// Suppression, the double threshold, hysteresis and the stage's output from the strengths.
-    Value edgeClasses(const EdgeSpec& spec, const Value& in, const Value& strength);
+    /// Canny: the smoothing, the gradient (quadGradient where the blur ends in quads), then
+    /// edgeClasses.
+    Value cannyClasses(const EdgeSpec& spec, const CannyPlan& plan, const Value& in);
+    /// Suppression, the double threshold, hysteresis and the stage's output from the strengths
+    /// (sectorBits: the sector in their two lowest mantissa bits, as Canny's on float planes).
+    Value edgeClasses(const EdgeSpec& spec, bool sectorBits, const Value& in, const Value& strength);
     /// The edge stage's output four rows of four pixels a fragment, into a QuadRows plane (where
     /// the strengths are a Quad plane).
     Value quadRowsOutput(const EdgeSpec& spec, const Value& in, const Value& classes, const Value& strength);
