@@ -6,6 +6,15 @@
 
 namespace striate {
 
+const std::array<float, 256>& unitValues() {
+    static const std::array<float, 256> table = [] {
+        std::array<float, 256> t{};
+        for (int c = 0; c < 256; ++c) t[c] = unitValue(static_cast<std::uint8_t>(c));
+        return t;
+    }();
+    return table;
+}
+
 std::string formatNumber(double v) {
     std::ostringstream s;
     s << v;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -206,6 +207,13 @@ T encodeAs(float v, const Encoding& e) {
 }
 inline std::uint8_t encode8(float v, const Encoding& e) { return encodeAs<std::uint8_t, 255>(v, e); }
 inline std::uint16_t encode16(float v, const Encoding& e) { return encodeAs<std::uint16_t, 65535>(v, e); }
+
+/// An 8-bit code's unit value, float(c / 255) rounded from the double quotient as the reference
+/// rounds it (docs/algorithms.md 0): what every backend starts from.
+inline float unitValue(std::uint8_t c) { return static_cast<float>(c / 255.0); }
+/// unitValue of every code, as a table (a division per sample costs more than what it feeds, and a
+/// shader division need not round correctly).
+const std::array<float, 256>& unitValues();
 
 /// Adaptive threshold (docs/algorithms.md 4.3): 1 where the input exceeds its local Gaussian mean
 /// less `offset` (in the units of the normalised image), else 0.

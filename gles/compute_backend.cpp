@@ -74,8 +74,8 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
     format_ = format;
     ComputePlanner(limits_, format, redReadback_, &plan_).planChain(chain);
     passes_ = plan_.passes;
-    failure_ = plan_.failure;
-    if (!failure_) return failure_;
+    status_ = plan_.status;
+    if (!status_) return status_;
     for (ComputePlane& p : plan_.planes) {
         glGenTextures(1, &p.texture);
         glBindTexture(GL_TEXTURE_2D, p.texture);
@@ -93,7 +93,7 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
     // Every program compiled and every uniform found now: a frame looks nothing up.
     localSize_.clear();
     for (ComputeProgram& p : plan_.programs) {
-        if (Status s = cache_->compute(p.file, p.defines, &p.program); !s) return failure_ = s;
+        if (Status s = cache_->compute(p.file, p.defines, &p.program); !s) return status_ = s;
         GLint size[3] = {1, 1, 1};
         glGetProgramiv(p.program, GL_COMPUTE_WORK_GROUP_SIZE, size);
         localSize_.push_back(static_cast<unsigned long>(size[0]) * size[1] * size[2]);
@@ -108,11 +108,11 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
         glBindFramebuffer(GL_FRAMEBUFFER, resultFbo_);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, plan_.planes[plan_.result].texture, 0);
         if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-            return failure_ = Status::error("gles-compute: the result's R32F framebuffer is incomplete");
+            return status_ = Status::error("gles-compute: the result's R32F framebuffer is incomplete");
     }
     resetOutputs(plan_.complexOutput, true);
-    failure_ = glStatus("while configuring");
-    return failure_;
+    status_ = glStatus("while configuring");
+    return status_;
 }
 
 void ComputeBackend::run(const ComputePass& pass) {
@@ -225,7 +225,7 @@ std::string ComputeBackend::explainFrame() const {
 
 Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
     const int W = format_.width, H = format_.height;
-    failure_ = {};
+    status_ = {};
     std::fill(invocations_.begin(), invocations_.end(), 0);
     dispatches_ = indirectDispatches_ = 0;
     glBindTexture(GL_TEXTURE_2D, plan_.planes[plan_.luma].texture);
@@ -233,11 +233,11 @@ Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainO
     // The indirect buffer stays bound to its target for the hysteresis's indirect dispatches.
     if (plan_.indirect >= 0) glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, plan_.buffers[plan_.indirect].buffer);
     for (const ComputeStep& step : plan_.steps) {
-        if (!failure_) return failure_;
+        if (!status_) return status_;
         if (step.repeatUntilStable) runUntilStable(step);
         else run(step.passes[0]);
     }
-    if (!failure_) return failure_;
+    if (!status_) return status_;
     if (plan_.result >= 0) {
         glBindFramebuffer(GL_FRAMEBUFFER, resultFbo_);
         readPixels(info_.pixelStore, 0, 0, W, H, GL_RED, GL_FLOAT, real_.data(),

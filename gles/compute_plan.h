@@ -90,7 +90,7 @@ struct ComputePlan {
     int readback = -1;             ///< the buffer the result is stored to and read back from
     int changed = -1, indirect = -1;  ///< the hysteresis gate's buffers (-1: no hysteresis)
     bool complexOutput = false;
-    Status failure;
+    Status status;  ///< ok, or the first planning failure
 
     /// GPU memory the plan holds: its textures and buffers, in bytes, at `format`.
     std::size_t bytes(const FrameFormat& format) const;

@@ -8,15 +8,6 @@
 
 namespace striate::gles {
 
-const std::array<float, 256>& unitValues() {
-    static const std::array<float, 256> table = [] {
-        std::array<float, 256> t{};
-        for (int c = 0; c < 256; ++c) t[c] = static_cast<float>(c / 255.0);
-        return t;
-    }();
-    return table;
-}
-
 bool probeRedReadback(const PixelStoreSupport& pixelStore) {
     GLint framebuffer = 0;
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);  // the caller's, in a shared context
@@ -158,11 +149,11 @@ std::string GlesBackend::explain() const {
 }
 
 void GlesBackend::fail(const std::string& message) {
-    if (failure_) failure_ = Status::error(message);
+    if (status_) status_ = Status::error(message);
 }
 
 Status GlesBackend::glStatus(const char* during) const {
-    if (!failure_) return failure_;
+    if (!status_) return status_;
     if (const GLenum e = glGetError(); e != GL_NO_ERROR)
         return Status::error(std::string(name()) + ": " + glErrorName(e) + " " + during);
     return {};

@@ -28,10 +28,6 @@ inline constexpr long long kMaxGpuHysteresisPixels = 3840LL * 2160;
 Status validateGpuFrame(const Chain& chain, const FrameFormat& format, int maxTextureSize, const char* whose,
                         const char* backend);
 
-/// float(c / 255) for every 8-bit code c: the reference's unit values (docs/algorithms.md 0), which the
-/// GLES backends start from exactly (a shader division need not round correctly).
-const std::array<float, 256>& unitValues();
-
 /// Whether an R32F texture completes a framebuffer and reads back as GL_RED / GL_FLOAT in the
 /// current context (4 bytes a pixel; else a float result is read as RGBA or through a buffer).
 bool probeRedReadback(const PixelStoreSupport& pixelStore);
@@ -136,7 +132,7 @@ protected:
 
     /// Keeps the first failure of a configure or process.
     void fail(const std::string& message);
-    /// failure_, or the pending GL error named, `during` what ("while processing a frame").
+    /// status_, or the pending GL error named, `during` what ("while processing a frame").
     Status glStatus(const char* during) const;
     /// The frame's output from the read-back planes: real_, or complex_ (filled by the caller)
     /// with its magnitude written into real_.
@@ -154,7 +150,7 @@ protected:
     bool shared_ = false;              // runs in the context current on the caller's thread
     ContextInfo info_;
     std::shared_ptr<ProgramCache> cache_;  // shared with other backends in a context not ours
-    Status failure_;
+    Status status_;  // ok, or the first failure of a configure or process: later calls return it
     Chain chain_;
     FrameFormat format_;
     std::vector<PassInfo> passes_;

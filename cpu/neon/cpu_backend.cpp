@@ -18,22 +18,11 @@
 namespace striate::cpu {
 namespace {
 
-/// The unit value of every 8-bit code, as unitValue gives it (a double division per sample
-/// would cost more than the comparison it feeds).
-const float* unitValues() {
-    static const auto table = [] {
-        std::array<float, 256> t{};
-        for (int c = 0; c < 256; ++c) t[c] = unitValue(static_cast<std::uint8_t>(c));
-        return t;
-    }();
-    return table.data();
-}
-
 /// One row of the threshold's strict comparison (docs/algorithms.md 4.3): `one` where the input
 /// exceeds its local mean less `c`, else `zero`, samples `step` apart.
 template <class Src, class T>
 void thresholdRow(const Src* v, const float* m, int n, float c, T* o, int step, T zero, T one) {
-    const float* units = unitValues();  // once a row, not once a sample
+    const float* units = unitValues().data();  // once a row, not once a sample
     const auto unit = [&](const Src* p, int x) {
         if constexpr (std::is_same_v<Src, std::uint8_t>) return units[p[x]];
         else return p[x];

@@ -37,9 +37,9 @@ const float* padRow(const std::uint8_t* in, int width, int radius, float* line);
 /// Blocks of kLanes lines that cover n lines.
 inline int laneGroups(int n) { return (n + kLanes - 1) / kLanes; }
 
-/// The input sample in the unit range, rounded as the reference rounds it (value / 255 in double).
+/// The input sample in the unit range: a float is one already, a code is core's unitValue.
 inline float unitValue(float v) { return v; }
-inline float unitValue(std::uint8_t v) { return static_cast<float>(v / 255.0); }
+using striate::unitValue;
 
 /// Copies lanes [first, first + count) of a plane into a block: rows (horizontal pass) or
 /// columns (vertical pass). Lanes past the plane's edge repeat its last row or column.

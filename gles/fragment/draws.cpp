@@ -19,7 +19,7 @@ constexpr int kHysteresisPairsPerCheck = 8;
 } // namespace
 
 void FragmentBackend::compile(Draw& d) {
-    if (!failure_ || d.shader < 0) return;
+    if (!status_ || d.shader < 0) return;
     if (programs_.size() < plan_.shaders.size()) programs_.resize(plan_.shaders.size(), 0);
     unsigned& p = programs_[d.shader];
     if (!p) {

@@ -78,8 +78,8 @@ void FragmentBackend::init() {
         if (drawBuffers >= 4) {
             plan_.planes.push_back(Plane{Plane::Kind::Layers, 4, 4});
             makePlane(0);
-            caps_.quadRows = static_cast<bool>(failure_);
-            failure_ = {};
+            caps_.quadRows = static_cast<bool>(status_);
+            status_ = {};
             releaseGl();
         }
         // A real float result read back from R32F, where the driver reads it as GL_RED / GL_FLOAT.
@@ -142,12 +142,12 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     releaseGl();
     chain_ = chain;
     format_ = format;
-    failure_ = {};
+    status_ = {};
     if (validated_.held && validated_.chain == chain && validated_.format == format) plan_ = std::move(validated_.plan);
     else planner().planChain(chain);
     validated_ = {};
-    failure_ = plan_.failure;
-    if (const char* test = std::getenv("STRIATE_GLES_TEST_PASS"); test && std::string_view(test) == "over-vc4-limit" && failure_) {
+    status_ = plan_.status;
+    if (const char* test = std::getenv("STRIATE_GLES_TEST_PASS"); test && std::string_view(test) == "over-vc4-limit" && status_) {
         FragmentPlanner p = planner();
         const PlaneValue scratch{p.newPlane(Plane::Kind::Rgba8, format.width, format.height), {}};
         DrawStep step;
@@ -157,7 +157,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     }
     passes_ = plan_.passes;
     stepRuns_.assign(plan_.steps.size(), 0);
-    for (std::size_t i = 0; i < plan_.planes.size() && failure_; ++i) makePlane(static_cast<int>(i));
+    for (std::size_t i = 0; i < plan_.planes.size() && status_; ++i) makePlane(static_cast<int>(i));
     for (DrawStep& step : plan_.steps)
         for (Draw& d : step.passes) compile(d);
     const int W = format.width, H = format.height;
@@ -167,7 +167,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     readback8_.resize(packed_ && readsBack ? static_cast<std::size_t>(4) * W * H : 0);
     // A QuadRows result is read a layer (a quarter of the rows) at a time.
     std::size_t texels = static_cast<std::size_t>(W) * H;
-    if (failure_ && plan_.result.format.kind == PlaneKind::QuadRows)
+    if (status_ && plan_.result.format.kind == PlaneKind::QuadRows)
         texels = static_cast<std::size_t>(plan_.planes[plan_.result.plane].width) * plan_.planes[plan_.result.plane].height;
     readbackF_.resize(packed_ || plan_.redResult > 0 || !readsBack ? 0 : 4 * texels);
     // The cpu flood's host planes: the classes' read-back, on packed planes a byte a pixel
@@ -184,8 +184,8 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
             floodQueue_.reset(new std::int32_t[static_cast<std::size_t>(W + 1) * H]);
         }
     resetOutputs(plan_.complexOutput, false);
-    failure_ = glStatus("while configuring");
-    return failure_;
+    status_ = glStatus("while configuring");
+    return status_;
 }
 
 Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
@@ -287,7 +287,7 @@ std::string FragmentBackend::explainFrame() const {
 }
 
 std::string FragmentBackend::boardEstimate() const {
-    if (limits_.speed.qpus <= 0 || !plan_.failure) return {};
+    if (limits_.speed.qpus <= 0 || !plan_.status) return {};
     const PlanEstimate e = estimatePlan(plan_, limits_.speed);
     char head[160];
     std::snprintf(head, sizeof head, "the board's estimate of a frame (not a measurement; docs/boards.md): %.3f ms in %d draws, per pass:\n",

@@ -52,7 +52,7 @@ FragmentPlanner::Value FragmentPlanner::directGaussian(double sigma, int axis, c
     const int pad = std::min(n * gaussianRadius(part), static_cast<int>(std::ceil(6 * sigma)) + gaussianRadius(part));
     const int padW = format_.width + (axis == 0 ? 2 * pad : 0), padH = format_.height + (axis == 1 ? 2 * pad : 0);
     Value v = in;
-    for (int i = 0; i < n && failure_; ++i) {
+    for (int i = 0; i < n && status_; ++i) {
         const int shift = i == 0 ? -pad : i == n - 1 ? pad : 0;
         const FragmentShader shader = directShader(!packed_, part, gaussianRadius(part), axis, v.format, out, shift);
         const Value next = i == n - 1 ? full(shader, {v}, out) : full(shader, {v}, out, {}, padW, padH);
@@ -72,7 +72,7 @@ FragmentPlanner::Value FragmentPlanner::pyramidBox(const ExtendedBox& box, int a
         const int along = std::max(1, p.atlasSize[parity]);
         atlas[parity] = Value{axis == 0 ? acquire(atlasFormat, along, across) : acquire(atlasFormat, across, along), atlasFormat};
     }
-    for (int k = 1; k <= p.levels && failure_; ++k) {
+    for (int k = 1; k <= p.levels && status_; ++k) {
         const Value& target = atlas[k % 2];
         const FragmentShader shader = pyramidLevelShader(!packed_, axis, k, shift, p.offset[k - 1], p.offset[k],
                                                          k == 1 ? in.format : atlasFormat, atlasFormat);
@@ -113,7 +113,7 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
         (options_.boxPyramid == PyramidUse::Always || 2 * (2 * lines.levels + 6) < taps) &&
         fits(pyramidBoxShader(!packed_, axis, box, lines, length, 0, 0, in.format, in.format, in.format).cost, limits_.budget);
     Value v = in;
-    for (int pass = 0; pass < kBoxPasses && failure_; ++pass) {
+    for (int pass = 0; pass < kBoxPasses && status_; ++pass) {
         const int shift = pass == 0 ? -pad : pass == kBoxPasses - 1 ? pad : 0;
         const bool last = pass == kBoxPasses - 1;
         if (pyramid) {
@@ -125,7 +125,7 @@ FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, co
             continue;
         }
         Value acc;
-        for (int first = 0; first < taps && failure_;) {
+        for (int first = 0; first < taps && status_;) {
             const int end = largestFitting(first + 1, taps - 1, [&](int e) {
                 return fits(boxTapsShader(!packed_, box, first, e, axis, shift, v.format, out).cost, limits_.budget);
             });  // first alone where no more fit

@@ -55,7 +55,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     Value best;  // bank: running maximum, and for edges the winner's sector in the imaginary part
     Value result;
     Value h;  // the last horizontal pass, which a mirror shares
-    for (std::size_t k = 0; k < plan.bank.size() && failure_; ++k) {
+    for (std::size_t k = 0; k < plan.bank.size() && status_; ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         // The stage's output from z (docs/algorithms.md 3.1, 3.4): DC removed first. u_combine: the
         // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step. On

@@ -214,8 +214,8 @@ FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis
         const Value next = full(shader(count, false), inputs, out, uniforms);
         acc = next;
         k0 += count;
-    } while (k0 <= R && failure_);
-    return tail && failure_ ? applyTail(acc, *tail) : acc;
+    } while (k0 <= R && status_);
+    return tail && status_ ? applyTail(acc, *tail) : acc;
 }
 
 FragmentPlanner::Value FragmentPlanner::applyTail(const Value& z, const Tail& tail) {
@@ -245,7 +245,7 @@ FragmentPlanner::Value FragmentPlanner::recursive(const CascadeFloat& cf, int ax
     GaborTaps taps;
     if (response(cf, false, &taps)) return tapsAxis(taps, axis, in, complexOut, "recursive.response", tail);
     const Value v = recursiveAxis(cf, axis, in, complexOut);
-    return tail && failure_ ? applyTail(v, *tail) : v;
+    return tail && status_ ? applyTail(v, *tail) : v;
 }
 
 } // namespace striate::gles

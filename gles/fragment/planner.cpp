@@ -16,10 +16,10 @@ namespace striate::gles {
 FragmentPlanner::FragmentPlanner(const GpuLimits& limits, const FragmentOptions& options, const FragmentCapabilities& caps,
                                  const FrameFormat& format, FragmentPlan* plan)
     : limits_(limits), options_(options), caps_(caps), packed_(caps.packed), format_(format), plan_(plan),
-      planes_(plan->planes), steps_(plan->steps), passes_(plan->passes), failure_(plan->failure) {}
+      planes_(plan->planes), steps_(plan->steps), passes_(plan->passes), status_(plan->status) {}
 
 void FragmentPlanner::fail(const std::string& message) {
-    if (failure_) failure_ = Status::error(message);
+    if (status_) status_ = Status::error(message);
 }
 
 PlaneFormat FragmentPlanner::planeFormat(bool complex, double bound, bool nonNegative) const {
@@ -87,7 +87,7 @@ void FragmentPlanner::share() {
 }
 
 int FragmentPlanner::shaderIndex(const FragmentShader& shader) {
-    if (!failure_) return -1;
+    if (!status_) return -1;
     if (!fits(shader.cost, limits_.budget)) {
         fail("gles-fragment: shader '" + shader.name + "' costs " + describe(shader.cost) +
              ", over the board's budget of " + describe(limits_.budget));
@@ -161,7 +161,7 @@ void FragmentPlanner::chooseByEstimate(const Chain& chain) {
                ", tiles " + (o.tiles == TileUse::Always ? "always" : "never");
     };
     auto fitsBoard = [&](const FragmentPlan& p) {
-        return p.failure && (limits_.memoryBytes == 0 || p.bytes() <= limits_.memoryBytes);
+        return p.status && (limits_.memoryBytes == 0 || p.bytes() <= limits_.memoryBytes);
     };
     struct Candidate {
         FragmentOptions options;
@@ -174,13 +174,13 @@ void FragmentPlanner::chooseByEstimate(const Chain& chain) {
         if (fitsBoard(candidate)) {
             const double seconds = estimatePlan(candidate, limits_.speed).seconds;
             fitting.push_back({o, seconds, std::move(candidate)});
-        } else if (candidate.failure && (!planned || candidate.bytes() < plan_->bytes())) {
+        } else if (candidate.status && (!planned || candidate.bytes() < plan_->bytes())) {
             *plan_ = std::move(candidate);
             planned = true;
         }
     };
     *plan_ = FragmentPlan{};
-    plan_->failure = rule.failure;
+    plan_->status = rule.status;
     consider(ruleOptions, std::move(rule));
     auto best = [&] {
         return chooseQuickest(fitting.size(), [&](std::size_t i) { return fitting[i].seconds; },
@@ -247,14 +247,14 @@ void FragmentPlanner::planChain(const Chain& chain) {
         recursiveFormsApply_ = first.recursiveFormsApply_;
         pyramidApplies_ = first.pyramidApplies_;
         if (first.tilesWouldApply_) FragmentPlanner(limits_, tiled, caps_, format_, &b).planChain(chain);
-        *plan_ = first.tilesWouldApply_ && b.failure && (!a.failure || b.bytes() < a.bytes()) ? std::move(b) : std::move(a);
+        *plan_ = first.tilesWouldApply_ && b.status && (!a.status || b.bytes() < a.bytes()) ? std::move(b) : std::move(a);
         return;
     }
     // The input: its 8-bit codes, which every texture fetch turns into the unit values c / 255
     // (docs/algorithms.md 0; GLES 3.2 2.3.5.1, within the float's rounding).
     plan_->luma = newPlane(Plane::Kind::Luma, format_.width, format_.height);
     Value v{plan_->luma, PlaneFormat{PlaneKind::Luma8, false, 1, true}};
-    for (std::size_t i = 0; i < chain.stages.size() && failure_; ++i) {
+    for (std::size_t i = 0; i < chain.stages.size() && status_; ++i) {
         v = std::visit(Overloaded{[&](const BlurStagePlan& p) { return blur(p.blur, v); },
                                   [&](const GaborStagePlan& p) { return gabor(p.gabor, v); },
                                   [&](const EdgeStagePlan& p) { return edges(p, v); },
@@ -288,9 +288,9 @@ void FragmentPlanner::planChain(const Chain& chain) {
     }
     // A real float result is an R32F plane: read straight into the output where the driver reads
     // it as GL_RED / GL_FLOAT.
-    if (caps_.redReadback && !packed_ && failure_ && v.format.kind == PlaneKind::Float && !v.format.complex)
+    if (caps_.redReadback && !packed_ && status_ && v.format.kind == PlaneKind::Float && !v.format.complex)
         plan_->redResult = v.plane;
-    if (failure_) share();
+    if (status_) share();
 }
 
 } // namespace striate::gles

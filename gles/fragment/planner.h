@@ -101,7 +101,7 @@ struct FragmentPlan {
     /// back but the classes; a frame into a texture runs every step. -1: none.
     int floodResult = -1;
     bool complexOutput = false;
-    Status failure;     ///< the first planning failure (a shader over the budget, a cascade too long)
+    Status status;  ///< ok, or the first planning failure (a shader over the budget, a cascade too long)
     /// On a board with a speed (GpuLimits::speed): the forms the planner chose by the board's
     /// estimate, and the estimate of each alternative it planned (--explain); else empty.
     std::string formsChosen;
@@ -263,7 +263,7 @@ private:
     std::vector<Plane>& planes_;
     std::vector<DrawStep>& steps_;
     std::vector<PassInfo>& passes_;
-    Status& failure_;
+    Status& status_;
     /// Some bandsFor() of this plan would tile under TileUse::Always: without one, the tiled plan
     /// is the untiled one, and planChain() under TileUse::WhereSmaller does not make it twice.
     bool tilesWouldApply_ = false;

@@ -199,7 +199,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
                             {result}, Value{copyOut ? copyPlane_ : outputPlane_, {}},
                             {{"u_encode", {static_cast<float>(encoding.offset), static_cast<float>(encoding.scale), 0, 0}}});
         });
-    if (!failure_) return failure_;
+    if (!status_) return status_;
 
     beginDraws();
     glDisable(GL_SCISSOR_TEST);

@@ -20,7 +20,7 @@ gles::ComputePlan planOf(const std::string& text, FrameFormat format = k1080p, b
     EXPECT_TRUE(parseChain(text, &chain)) << text;
     gles::ComputePlan plan;
     gles::ComputePlanner(findBoardProfile("rpi4")->limits, format, redReadback, &plan).planChain(chain);
-    EXPECT_TRUE(plan.failure) << plan.failure.message();
+    EXPECT_TRUE(plan.status) << plan.status.message();
     return plan;
 }
 

@@ -50,7 +50,7 @@ TEST(PlanCost, EveryDrawCostsAtLeastItsFixedCostAndItsBytesOverTheBandwidth) {
         const gles::GpuSpeed& speed = limits.speed;
         ASSERT_GT(speed.qpus, 0) << board << " has no speed";
         const gles::FragmentPlan p = plan("edges", limits, {}, {640, 480});
-        ASSERT_TRUE(p.failure) << p.failure.message();
+        ASSERT_TRUE(p.status) << p.status.message();
         const gles::PlanEstimate e = gles::estimatePlan(p, speed);
         double bytes = 0, sum = 0;
         int draws = 0;
@@ -113,7 +113,7 @@ TEST(PlanCost, ThePlannerTakesTheCheapestFormsByEachPiBoardsEstimate) {
             const gles::GpuLimits& limits = findBoardProfile(board)->limits;
             const std::string what = std::string(board) + " '" + text + "'";
             const gles::FragmentPlan chosen = plan(text, limits, {}, format);
-            ASSERT_TRUE(chosen.failure) << what << ": " << chosen.failure.message();
+            ASSERT_TRUE(chosen.status) << what << ": " << chosen.status.message();
             EXPECT_NE(chosen.formsChosen.find("forms chosen by the board's estimate"), std::string::npos) << what;
             const double seconds = gles::estimatePlan(chosen, limits.speed).seconds;
             ASSERT_GT(seconds, 0) << what;
@@ -134,7 +134,7 @@ TEST(PlanCost, ThePlannerTakesTheCheapestFormsByEachPiBoardsEstimate) {
                         o.boxPyramid = py;
                         o.tiles = t;
                         const gles::FragmentPlan a = plan(text, forced, o, format);
-                        if (!a.failure || a.bytes() > limits.memoryBytes) continue;
+                        if (!a.status || a.bytes() > limits.memoryBytes) continue;
                         alternatives.push_back({std::string("recursive ") + nickOf(gles::kRecursiveForms, r) + ", pyramid " +
                                                     std::to_string(static_cast<int>(py)) + ", tiles " +
                                                     std::to_string(static_cast<int>(t)),

@@ -79,8 +79,8 @@ TEST(Planner, SplitsADirectGaussianIntoPassesThatFitTheTightBudget) {
     // identity splits it into equal passes, each within the budget.
     const gles::FragmentPlan host = planOf("blur sigma=4 method=direct", "host", true);
     const gles::FragmentPlan tight = planOf("blur sigma=4 method=direct", "tight", true);
-    ASSERT_TRUE(host.failure) << host.failure.message();
-    ASSERT_TRUE(tight.failure) << tight.failure.message();
+    ASSERT_TRUE(host.status) << host.status.message();
+    ASSERT_TRUE(tight.status) << tight.status.message();
     EXPECT_EQ(passesNamed(host, "blur.direct"), 2) << "one pass per axis on the host's budget";
     EXPECT_GT(passesNamed(tight, "blur.direct"), 2) << "cascaded passes on the tight budget";
     expectWellFormed(host, "host");
@@ -89,7 +89,7 @@ TEST(Planner, SplitsADirectGaussianIntoPassesThatFitTheTightBudget) {
 
 TEST(Planner, SplitsDirectGaborTapsIntoAccumulatingDraws) {
     const gles::FragmentPlan tight = planOf("gabor sigma=4 wavelength=8 orientation=30 method=direct", "tight", true);
-    ASSERT_TRUE(tight.failure) << tight.failure.message();
+    ASSERT_TRUE(tight.status) << tight.status.message();
     int added = 0;
     for (const gles::PassInfo& p : tight.passes) added += p.name.find(" added") != std::string::npos;
     EXPECT_GT(added, 0) << "the taps of one axis do not fit one shader of the tight budget";
@@ -98,9 +98,9 @@ TEST(Planner, SplitsDirectGaborTapsIntoAccumulatingDraws) {
 
 TEST(Planner, RefusesADirectBlurBeyondTheCascadeLimitByName) {
     const gles::FragmentPlan plan = planOf("blur sigma=64 method=direct", "tight", true);
-    ASSERT_FALSE(plan.failure);
-    EXPECT_NE(plan.failure.message().find("passes per axis within this board's shader budget"), std::string::npos)
-        << plan.failure.message();
+    ASSERT_FALSE(plan.status);
+    EXPECT_NE(plan.status.message().find("passes per axis within this board's shader budget"), std::string::npos)
+        << plan.status.message();
 }
 
 TEST(Planner, EveryStageOfEveryFragmentProfileIsWellFormed) {
@@ -110,7 +110,7 @@ TEST(Planner, EveryStageOfEveryFragmentProfileIsWellFormed) {
                                  "edges method=gabor output=overlay", "blur sigma=1 ! gabor ! edges output=strength"}) {
             const bool packed = !findBoardProfile(board)->limits.floatTargets && std::string(board) != "host";
             const gles::FragmentPlan plan = planOf(text, board, packed);
-            ASSERT_TRUE(plan.failure) << board << " " << text << ": " << plan.failure.message();
+            ASSERT_TRUE(plan.status) << board << " " << text << ": " << plan.status.message();
             EXPECT_FALSE(plan.steps.empty()) << board << " " << text;
             EXPECT_GE(plan.result.plane, 0) << board << " " << text;
             expectWellFormed(plan, board);
@@ -135,7 +135,7 @@ TEST(Planner, PlansAt1080pHoldIssue28sMemoryTargets) {
         for (const auto& t : targets) {
             const bool packed = std::string(board) == "rpi3";
             const gles::FragmentPlan plan = planOf(t.chain, board, packed, FrameFormat{1920, 1080}, !packed);
-            ASSERT_TRUE(plan.failure) << board << " " << t.chain << ": " << plan.failure.message();
+            ASSERT_TRUE(plan.status) << board << " " << t.chain << ": " << plan.status.message();
             expectWellFormed(plan, board);
             gles::GpuLimits byMemory = findBoardProfile(board)->limits;
             if (byMemory.speed.qpus > 0) {
@@ -149,7 +149,7 @@ TEST(Planner, PlansAt1080pHoldIssue28sMemoryTargets) {
             caps.quadRows = !packed;
             gles::FragmentPlan lean;
             gles::FragmentPlanner(byMemory, gles::FragmentOptions{}, caps, FrameFormat{1920, 1080}, &lean).planChain(chain);
-            ASSERT_TRUE(lean.failure) << board << " " << t.chain << ": " << lean.failure.message();
+            ASSERT_TRUE(lean.status) << board << " " << t.chain << ": " << lean.status.message();
             EXPECT_LE(lean.bytes() / MiB, t.mib) << board << " " << t.chain;
         }
     // The quad blurs' horizontal passes run in tiles of rows there; where a tile would be over
