@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 
 namespace striate::reference {
@@ -244,26 +245,23 @@ std::vector<std::uint8_t> suppressAndTrace(const Plane& m, const std::vector<std
     return edges;
 }
 
-
 /// Canny's strength and sector (docs/algorithms.md 4.1): central differences of the smoothed image.
 void cannyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
     EdgeMaps& maps = *m;
     const int W = in.width(), H = in.height();
-    {
-        const Plane s = blur(in, spec.smoothing());
-        for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x) {
-                const double gx = (s.at(clampIndex(x + 1, W), y) - s.at(clampIndex(x - 1, W), y)) / 2;
-                const double gy = (s.at(x, clampIndex(y + 1, H)) - s.at(x, clampIndex(y - 1, H))) / 2;
-                maps.strength.at(x, y) = std::sqrt(gx * gx + gy * gy);
-                const double ax = std::abs(gx), ay = std::abs(gy);
-                int sec;
-                if (ay <= kTan22_5 * ax) sec = 0;
-                else if (ay > kTan67_5 * ax) sec = 2;
-                else sec = (gx > 0) == (gy > 0) ? 1 : 3;
-                maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(sec);
-            }
-    }
+    const Plane s = blur(in, spec.smoothing());
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const double gx = (s.at(clampIndex(x + 1, W), y) - s.at(clampIndex(x - 1, W), y)) / 2;
+            const double gy = (s.at(x, clampIndex(y + 1, H)) - s.at(x, clampIndex(y - 1, H))) / 2;
+            maps.strength.at(x, y) = std::sqrt(gx * gx + gy * gy);
+            const double ax = std::abs(gx), ay = std::abs(gy);
+            int sec;
+            if (ay <= kTan22_5 * ax) sec = 0;
+            else if (ay > kTan67_5 * ax) sec = 2;
+            else sec = (gx > 0) == (gy > 0) ? 1 : 3;
+            maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(sec);
+        }
 }
 
 /// Gabor energy's strength and sector (docs/algorithms.md 4.2): the bank's largest magnitude, the
@@ -271,22 +269,20 @@ void cannyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
 void gaborEnergyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
     EdgeMaps& maps = *m;
     const int W = in.width(), H = in.height();
-    {
-        std::vector<double> thetas;
-        for (int k = 0; k < spec.orientations; ++k) thetas.push_back(spec.bankMember(k).orientation);
-        const std::vector<int> order = bankOrder(thetas);  // the first of near-equal maxima wins, in this order
-        for (int k : order) {
-            const GaborSpec g = spec.bankMember(k);
-            const CPlane z = gaborComplex(in, g, g.orientation);
-            for (int y = 0; y < H; ++y)
-                for (int x = 0; x < W; ++x) {
-                    const double e = std::abs(z.at(x, y));
-                    if (k == order[0] || clearlyGreater(e, maps.strength.at(x, y))) {
-                        maps.strength.at(x, y) = e;
-                        maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(spec.bankSector(k));
-                    }
+    std::vector<double> thetas;
+    for (int k = 0; k < spec.orientations; ++k) thetas.push_back(spec.bankMember(k).orientation);
+    const std::vector<int> order = bankOrder(thetas);  // the first of near-equal maxima wins, in this order
+    for (int k : order) {
+        const GaborSpec g = spec.bankMember(k);
+        const CPlane z = gaborComplex(in, g, g.orientation);
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                const double e = std::abs(z.at(x, y));
+                if (k == order[0] || clearlyGreater(e, maps.strength.at(x, y))) {
+                    maps.strength.at(x, y) = e;
+                    maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(spec.bankSector(k));
                 }
-        }
+            }
     }
 }
 
@@ -307,19 +303,20 @@ EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec) {
 
 Plane edges(const Plane& in, const EdgeSpec& spec) {
     EdgeMaps maps = edgeMaps(in, spec);
-    Plane out(in.width(), in.height());
     // 1 on an edge, elsewhere(x, y) off it.
-    const auto write = [&](auto elsewhere) {
+    const auto marked = [&](auto elsewhere) {
+        Plane out(in.width(), in.height());
         for (int y = 0; y < in.height(); ++y)
             for (int x = 0; x < in.width(); ++x)
                 out.at(x, y) = maps.edges[std::size_t(y) * in.width() + x] ? 1.0 : elsewhere(x, y);
+        return out;
     };
     switch (spec.output) {
     case EdgeOutput::Strength: return std::move(maps.strength);
-    case EdgeOutput::Edges: write([](int, int) { return 0.0; }); break;
-    case EdgeOutput::Overlay: write([&](int x, int y) { return in.at(x, y); }); break;
+    case EdgeOutput::Edges: return marked([](int, int) { return 0.0; });
+    case EdgeOutput::Overlay: return marked([&](int x, int y) { return in.at(x, y); });
     }
-    return out;
+    std::abort();  // not an EdgeOutput
 }
 
 namespace {

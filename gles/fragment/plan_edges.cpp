@@ -129,16 +129,16 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
 
 FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const Value& in) {
     const EdgeSpec& spec = plan.spec;
-    // Strength and NMS sector as one complex value (re: strength, im: sector 0..3); Canny's on
-    // float planes as one R32F value (four a texel in a Quad plane: quadGradient), the sector in
-    // the strength's two lowest mantissa bits (a relative change below 4e-7, cleared wherever it
-    // is read): half the memory of RG32F.
     return std::visit(Overloaded{[&](const CannyPlan& c) { return cannyClasses(spec, c, in); },
                                  [&](const GaborEnergyPlan& g) { return edgeClasses(spec, false, in, gabor(g.bank, in)); }},
                       plan.method);
 }
 
 FragmentPlanner::Value FragmentPlanner::cannyClasses(const EdgeSpec& spec, const CannyPlan& plan, const Value& in) {
+    // Strength and NMS sector as one complex value (re: strength, im: sector 0..3, as Gabor
+    // energy's); on float planes as one R32F value (four a texel in a Quad plane: quadGradient),
+    // the sector in the strength's two lowest mantissa bits (a relative change below 4e-7, cleared
+    // wherever it is read): half the memory of RG32F.
     const bool sectorBits = !packed_;
     const Value smooth = blur(plan.smoothing, in);
     if (sectorBits && smooth.format.kind == PlaneKind::QuadRows) return edgeClasses(spec, true, in, quadGradient(smooth));
