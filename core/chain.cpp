@@ -86,8 +86,9 @@ Chain chromaChain(const Chain& chain) {
     for (Stage& stage : c.stages)
         std::visit(Overloaded{[](BlurSpec& b) {
                                   b.sigma = std::max(kMinSigma, b.sigma / 2);
-                                  if (b.method == BlurMethod::Recursive && b.sigma < kMinRecursiveSigma)
-                                      b.method = BlurMethod::Auto;
+                                  // A method the halved sigma does not allow (recursive below
+                                  // kMinRecursiveSigma) gives way to auto.
+                                  if (!b.validate()) b.method = BlurMethod::Auto;
                               },
                               [](auto&) {}},  // only a blur has chroma planes
                    stage);

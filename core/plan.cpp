@@ -89,18 +89,23 @@ DemodCascade demodCascade(const RecursiveCascade& c, double w) {
 
 BlurPlan planBlur(const BlurSpec& spec) {
     BlurPlan p;
-    p.method = spec.resolvedMethod();
     p.sigma = spec.sigma;
-    switch (p.method) {
-    case BlurMethod::Direct:
-        for (double t : gaussianTaps(spec.sigma)) p.taps.push_back(static_cast<float>(t));
+    switch (spec.resolvedMethod()) {
+    case BlurMethod::Direct: {
+        DirectBlur d;
+        for (double t : gaussianTaps(spec.sigma)) d.taps.push_back(static_cast<float>(t));
+        p.method = std::move(d);
         break;
-    case BlurMethod::Boxes:
-        p.box = extendedBox(spec.sigma, kBoxPasses);
-        p.pad = kBoxPasses * (p.box.r + 1);
+    }
+    case BlurMethod::Boxes: {
+        const ExtendedBox box = extendedBox(spec.sigma, kBoxPasses);
+        p.method = BoxBlur{box, kBoxPasses * (box.r + 1)};
         break;
+    }
     case BlurMethod::Recursive:
-    case BlurMethod::Auto: p.recursive = cascadeFloat(recursiveCascade(spec.sigma, 0)); break;
+    case BlurMethod::Auto:  // resolvedMethod() never returns auto
+        p.method = RecursiveBlur{cascadeFloat(recursiveCascade(spec.sigma, 0))};
+        break;
     }
     return p;
 }
@@ -149,7 +154,7 @@ GaborPlan planBank(const GaborSpec& spec, const std::vector<double>& orientation
             const GaborTaps& free = o.alongX ? o.ty : o.tx;
             // (c - K g) along, g across: the Gabor less K times the Gaussian, where the free
             // axis's taps are the Gaussian's (its frequency is 0, or a cosine of 1 in double).
-            if (!spec.removeDc || free.c == p.dcBlur.taps) {
+            if (!spec.removeDc || free.c == std::get<DirectBlur>(p.dcBlur.method).taps) {
                 const std::vector<Complex64> t = gaborTaps(spec.sigma, o.alongX ? w.wx : w.wy);
                 const std::vector<double> g = gaussianTaps(spec.sigma);
                 const int R = static_cast<int>(g.size()) - 1;

@@ -55,14 +55,27 @@ DemodCascade demodCascade(const RecursiveCascade& modulated, double w);
 /// the second-order form 2e-7 at sigma 1, 5e-7 at 4, 1e-6 at 8, 6e-6 at 16, 9e-6 at 32.
 inline constexpr double kDemodulatedMaxSigma = 8;
 
-/// Coefficients of one Gaussian blur, computed at configure time.
+/// A direct blur's sampled taps t = 0..R (docs/algorithms.md 2.1).
+struct DirectBlur {
+    std::vector<float> taps;
+    int radius() const { return static_cast<int>(taps.size()) - 1; }
+};
+/// Repeated extended boxes (docs/algorithms.md 2.2): the box, and the replicated samples added on
+/// each side of a line.
+struct BoxBlur {
+    ExtendedBox box;
+    int pad = 0;
+};
+/// The Young-van Vliet recursion (docs/algorithms.md 2.3).
+struct RecursiveBlur {
+    CascadeFloat cascade{};
+};
+/// Coefficients of one Gaussian blur, computed at configure time: one alternative per method
+/// that runs (`auto` resolved by sigma). Backends visit `method` with a function per
+/// alternative, so a method one of them lacks does not compile.
 struct BlurPlan {
-    BlurMethod method = BlurMethod::Direct;
     double sigma = 0;
-    std::vector<float> taps;  // direct
-    ExtendedBox box;          // boxes
-    int pad = 0;              // boxes: replicated samples added on each side of a line
-    CascadeFloat recursive{};
+    std::variant<DirectBlur, BoxBlur, RecursiveBlur> method;
 };
 BlurPlan planBlur(const BlurSpec& spec);
 
@@ -76,6 +89,17 @@ enum class GaborSink {
     MaxMagnitude,  ///< bank: running maximum of magnitudes
     MaxEnergy,     ///< edge bank: running maximum and the winner's NMS sector
 };
+
+/// The sinks' names: `nick` for GLSL's defines (gles/program_cache.h, enumDefines), the
+/// description for pass names.
+inline constexpr EnumName<GaborSink> kGaborSinks[] = {
+    {GaborSink::Magnitude, "magnitude", "magnitude"},
+    {GaborSink::Real, "real", "real"},
+    {GaborSink::Imaginary, "imaginary", "imaginary"},
+    {GaborSink::Phase, "phase", "phase"},
+    {GaborSink::Complex, "complex", "complex"},
+    {GaborSink::MaxMagnitude, "max-magnitude", "bank maximum"},
+    {GaborSink::MaxEnergy, "max-energy", "bank maximum and sector"}};
 
 /// A bank's sinks: the running maximum of the magnitudes (and the winner's sector).
 inline bool isBankSink(GaborSink s) { return s == GaborSink::MaxMagnitude || s == GaborSink::MaxEnergy; }

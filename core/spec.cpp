@@ -62,13 +62,23 @@ Status checkRange(const char* name, double v, double lo, double hi) {
 
 Status BlurSpec::validate() const {
     if (Status s = checkSigma(sigma); !s) return s;
-    if (method == BlurMethod::Recursive) return checkRecursiveSigma(sigma);
+    switch (method) {
+    case BlurMethod::Recursive: return checkRecursiveSigma(sigma);
+    case BlurMethod::Auto:
+    case BlurMethod::Direct:
+    case BlurMethod::Boxes: return {};
+    }
     return {};
 }
 
 BlurMethod BlurSpec::resolvedMethod() const {
-    if (method != BlurMethod::Auto) return method;
-    return sigma < kAutoDirectBelowSigma ? BlurMethod::Direct : BlurMethod::Recursive;
+    switch (method) {
+    case BlurMethod::Auto: return sigma < kAutoDirectBelowSigma ? BlurMethod::Direct : BlurMethod::Recursive;
+    case BlurMethod::Direct:
+    case BlurMethod::Boxes:
+    case BlurMethod::Recursive: return method;
+    }
+    return method;
 }
 
 Status GaborSpec::validate() const {
@@ -78,10 +88,29 @@ Status GaborSpec::validate() const {
     if (Status s = checkWavelength(wavelength); !s) return s;
     if (Status s = checkRange("orientation", orientation, -kMaxOrientationDegrees, kMaxOrientationDegrees); !s) return s;
     if (Status s = checkOrientations(orientations); !s) return s;
-    if (orientations > 1 && output != GaborOutput::Magnitude)
-        return Status::error(std::string("output=") + nickOf(kGaborOutputs, output) +
-                             " needs orientations=1 (a bank outputs the maximum magnitude)");
+    switch (output) {
+    case GaborOutput::Magnitude: break;
+    case GaborOutput::Real:
+    case GaborOutput::Imaginary:
+    case GaborOutput::Phase:
+    case GaborOutput::Complex:
+        if (orientations > 1)
+            return Status::error(std::string("output=") + nickOf(kGaborOutputs, output) +
+                                 " needs orientations=1 (a bank outputs the maximum magnitude)");
+        break;
+    }
     return checkRange("gain", gain, 0, kMaxGain);
+}
+
+bool GaborSpec::complexOutput() const {
+    switch (output) {
+    case GaborOutput::Complex: return true;
+    case GaborOutput::Magnitude:
+    case GaborOutput::Real:
+    case GaborOutput::Imaginary:
+    case GaborOutput::Phase: return false;
+    }
+    return false;
 }
 
 GaborMethod GaborSpec::resolvedMethod() const {
@@ -151,9 +180,33 @@ Encoding GaborSpec::encoding() const {
 }
 
 Encoding EdgeSpec::encoding() const {
-    // Strength: the high threshold maps to mid-grey so a PNG shows what the thresholds see.
-    if (output == EdgeOutput::Strength && highThreshold > 0) return {0.5 / highThreshold, 0.0};
+    switch (output) {
+    case EdgeOutput::Strength:
+        // The high threshold maps to mid-grey so a PNG shows what the thresholds see.
+        if (highThreshold > 0) return {0.5 / highThreshold, 0.0};
+        return {};
+    case EdgeOutput::Edges:
+    case EdgeOutput::Overlay: return {};
+    }
     return {};
+}
+
+bool EdgeSpec::tracesEdges() const {
+    switch (output) {
+    case EdgeOutput::Edges:
+    case EdgeOutput::Overlay: return true;
+    case EdgeOutput::Strength: return false;
+    }
+    return false;
+}
+
+bool EdgeSpec::showsInput() const {
+    switch (output) {
+    case EdgeOutput::Overlay: return true;
+    case EdgeOutput::Edges:
+    case EdgeOutput::Strength: return false;
+    }
+    return false;
 }
 
 Status validateStage(const Stage& stage) {

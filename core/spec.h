@@ -127,7 +127,7 @@ struct GaborSpec {
     Status validate() const;
     GaborMethod resolvedMethod() const;
     Encoding encoding() const;
-    bool complexOutput() const { return output == GaborOutput::Complex; }
+    bool complexOutput() const;
     /// Orientation of bank member k in degrees: orientation + 180 k / orientations.
     double orientationOf(int k) const { return orientation + 180.0 * k / orientations; }
     bool operator==(const GaborSpec&) const = default;
@@ -148,7 +148,9 @@ struct EdgeSpec {
     Encoding encoding() const;
     bool complexOutput() const { return false; }
     /// True where the output is an edge map (hysteresis runs), not the strength.
-    bool tracesEdges() const { return output != EdgeOutput::Strength; }
+    bool tracesEdges() const;
+    /// True where the output shows the input under the edges (overlay).
+    bool showsInput() const;
     /// The smoothing stage of canny.
     BlurSpec smoothing() const { return BlurSpec{sigma, BlurMethod::Auto}; }
     /// Bank member k of the gabor method: DC-free complex response at 180 k / N degrees.

@@ -108,6 +108,10 @@ public:
 private:
     using Format = ComputePlane::Format;
     using Access = ComputeBinding::Access;
+    /// Workgroup shapes of the shaders (their local_size layouts).
+    static constexpr int kTile = 16;       // per-pixel passes: 16 x 16
+    static constexpr int kLineGroup = 64;  // recursive_line.comp: one invocation per line
+    static int groups(int n, int size) { return (n + size - 1) / size; }
     /// A new value's plane (storage is shared afterwards, by share()).
     int plane(Format format);
     /// Each plane's life in the passes, then planes of one format that never overlap as one.
@@ -125,11 +129,18 @@ private:
     static void uniformUint(ComputePass& p, const std::string& name, unsigned v);
     static void cascade(ComputePass& p, const CascadeFloat& f);
 
+    /// Each stage's dispatches from plane `in`; each returns the plane of its result
+    /// (gles/compute/, a file per stage).
     int blur(const BlurPlan& plan, int in);
+    /// One axis of a blur (0: rows, 1: columns) from plane `source`; returns the plane it wrote.
+    int directPass(const DirectBlur& plan, double sigma, int axis, int source);
+    int boxPass(const BoxBlur& plan, int axis, int source);
+    int recursivePass(const RecursiveBlur& plan, int axis, int source);
     /// A Gabor stage into a new plane; a MaxEnergy bank writes each pixel's NMS sector to `sector`.
     int gabor(const GaborPlan& plan, int in, int sector = -1);
     int edges(const EdgeStagePlan& plan, int in);
     void hysteresis(int classes);
+    int threshold(const ThresholdStagePlan& plan, int in);
 
     GpuLimits limits_;
     FrameFormat format_;

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <cctype>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/spec.h"
 #include "core/status.h"
 
 namespace striate::gles {
@@ -14,6 +16,26 @@ std::string glslFloat(double v);
 
 /// Preprocessor definitions prepended to a shader, in order: {"SCALE", "1.0"}.
 using Defines = std::vector<std::pair<std::string, std::string>>;
+
+/// An enum's value as named defines, from its table (core/spec.h, EnumName): NAME_NICK for every
+/// value of the table (its nick in capitals, '-' as '_'), then NAME as the value's own, so a
+/// shader tests `#if SINK == SINK_PHASE`, never a position.
+template <class E, std::size_t N>
+Defines enumDefines(const std::string& name, const EnumName<E> (&table)[N], E value) {
+    const auto define = [&](const char* nick) {
+        std::string d = name + "_";
+        for (const char* c = nick; *c; ++c) d += *c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+        return d;
+    };
+    Defines d;
+    std::string chosen;
+    for (std::size_t i = 0; i < N; ++i) {
+        d.push_back({define(table[i].nick), std::to_string(i)});
+        if (table[i].value == value) chosen = d.back().first;
+    }
+    d.push_back({name, chosen});
+    return d;
+}
 
 /// A driver's compile or link log with the shader's file name for the source string: Mesa's
 /// "0:3(5): error: ..." and NVIDIA's "0(3) : error C1503: ..." both become "FILE:3...", lines

@@ -1,11 +1,7 @@
 #include "cpu/neon/cpu_backend.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <cstring>
-#include <tuple>
-#include <type_traits>
 
 #include "core/params.h"
 #include "cpu/neon/avx2.h"
@@ -18,31 +14,30 @@
 namespace striate::cpu {
 namespace {
 
-/// One row of the threshold's strict comparison (docs/algorithms.md 4.3): `one` where the input
-/// exceeds its local mean less `c`, else `zero`, samples `step` apart.
-template <class Src, class T>
-void thresholdRow(const Src* v, const float* m, int n, float c, T* o, int step, T zero, T one) {
-    const float* units = unitValues().data();  // once a row, not once a sample
-    const auto unit = [&](const Src* p, int x) {
-        if constexpr (std::is_same_v<Src, std::uint8_t>) return units[p[x]];
-        else return p[x];
+/// The name of the cpu kernel that runs a stage, as logs and --explain show it.
+const char* kernelName(const StagePlan& plan) {
+    const auto blurName = [](const BlurPlan& b, const char* direct, const char* boxes, const char* recursive) {
+        return std::visit(Overloaded{[&](const DirectBlur&) { return direct; }, [&](const BoxBlur&) { return boxes; },
+                                     [&](const RecursiveBlur&) { return recursive; }},
+                          b.method);
     };
-    if (step == 1)
-        for (int x = 0; x < n; ++x) o[x] = unit(v, x) > m[x] - c ? one : zero;
-    else
-        for (int x = 0; x < n; ++x) o[x * step] = unit(v, x) > m[x] - c ? one : zero;
-}
-
-/// The comparison over row bands into `out` (rows `stride` apart), which may be the mean's plane:
-/// each sample is read before it is written.
-template <class Src, class T>
-void thresholdRows(ThreadPool& pool, ImageView<const Src> in, ImageView<const float> mean, double offset, T* out,
-                   std::ptrdiff_t stride, int step, T zero, T one) {
-    const float c = static_cast<float>(offset);
-    pool.parallelFor(laneGroups(in.height), [&](int g, int) {
-        for (int y = g * kLanes; y < std::min(in.height, (g + 1) * kLanes); ++y)
-            thresholdRow(in.row(y), mean.row(y), in.width, c, out + y * stride, step, zero, one);
-    });
+    return std::visit(
+        Overloaded{[&](const BlurStagePlan& p) {
+                       return blurName(p.blur, "blur.direct.fir-symmetric", "blur.boxes.running-sum-x4", "blur.recursive.yvv3");
+                   },
+                   [](const GaborStagePlan& p) {
+                       return p.gabor.recursive ? "gabor.recursive.yvv3-complex" : "gabor.direct.fir-complex";
+                   },
+                   [](const EdgeStagePlan& p) {
+                       return std::visit(Overloaded{[](const CannyPlan&) { return "edges.canny.fir-nms-hysteresis"; },
+                                                    [](const GaborEnergyPlan&) { return "edges.gabor-energy.bank-nms-hysteresis"; }},
+                                         p.method);
+                   },
+                   [&](const ThresholdStagePlan& p) {
+                       return blurName(p.mean, "threshold.direct-mean-compare", "threshold.boxes-mean-compare",
+                                       "threshold.recursive-mean-compare");
+                   }},
+        plan);
 }
 
 } // namespace
@@ -65,7 +60,7 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     for (const Stage& st : chain.stages) {
         chain_.stages.push_back(resolveAuto(st));
         plans_.push_back(planStage(chain_.stages.back()));
-        kernels_.push_back(kernelName(chain_.stages.back()));
+        kernels_.push_back(kernelName(plans_.back()));
     }
     // A chain of one blur has an 8-bit form in fixed point (process8).
     fixedTaps_.clear();
@@ -75,20 +70,21 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     const int W = format.width, H = format.height;
     // A block holds a line plus the box cascade's padding; a direct blur's padded row (firRows)
     // needs W + 2R floats, which exceeds a block on narrow frames with a wide kernel.
+    // A banded direct blur's ring of horizontally filtered rows (FirBand).
     int pad = 0, radius = 0;
-    for (const StagePlan& p : plans_)
-        for (const BlurPlan* b : blursOf(p)) {
-            pad = std::max(pad, b->pad);
-            radius = std::max(radius, static_cast<int>(b->taps.size()));
-        }
-    // A Gabor's horizontal block is written out as whole strips (toStrips): W rounded up to kLanes.
-    const std::size_t blockSize = std::max(static_cast<std::size_t>(std::max(laneGroups(W) * kLanes, H) + 2 * pad) * kLanes,
-                                           static_cast<std::size_t>(W + 2 * radius));
     std::size_t ring = 0;
     for (const StagePlan& p : plans_)
         for (const BlurPlan* b : blursOf(p))
-            if (b->method == BlurMethod::Direct && !b->taps.empty() && banded(*b))
-                ring = std::max(ring, FirBand<float>::workspaceFloats(W, static_cast<int>(b->taps.size()) - 1));
+            std::visit(Overloaded{[&](const DirectBlur& d) {
+                                      radius = std::max(radius, d.radius() + 1);
+                                      if (banded(d)) ring = std::max(ring, FirBand<float>::workspaceFloats(W, d.radius()));
+                                  },
+                                  [&](const BoxBlur& x) { pad = std::max(pad, x.pad); },
+                                  [](const RecursiveBlur&) {}},
+                       b->method);
+    // A Gabor's horizontal block is written out as whole strips (toStrips): W rounded up to kLanes.
+    const std::size_t blockSize = std::max(static_cast<std::size_t>(std::max(laneGroups(W) * kLanes, H) + 2 * pad) * kLanes,
+                                           static_cast<std::size_t>(W + 2 * radius));
     for (const StagePlan& p : plans_)
         if (const GaborPlan* g = gaborOf(p))
             for (const GaborOrientationPlan& o : g->bank)
@@ -145,7 +141,7 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
 
 CpuBackend::Planes CpuBackend::planesFor() const {
     Planes need;
-    const auto blurRows = [&](const BlurPlan& b) { return !(b.method == BlurMethod::Direct && banded(b)); };
+    const auto blurRows = [&](const BlurPlan& b) { return !bandedDirect(b); };
     bool halves = true;  // every Gabor stage's complex planes may hold half the columns
     const auto gabor = [&](const GaborPlan& g) {
         const bool allRowWise = std::all_of(g.bank.begin(), g.bank.end(), [&](const auto& o) { return rowWise(o); });
@@ -208,107 +204,10 @@ int CpuBackend::bandRows() const {
     return std::max(kLanes, (format_.height + bands - 1) / bands);
 }
 
-bool CpuBackend::banded(const BlurPlan& plan) const { return bandedRadius(static_cast<int>(plan.taps.size()) - 1); }
-
-bool CpuBackend::bandedRadius(int radius) const { return 8 * radius <= bandRows(); }
-
 bool CpuBackend::rowWise(const GaborOrientationPlan& o) const {
     // Along x a band's 2R halo rows only enter the ring as floats; along y each is filtered
     // horizontally, which stays within a quarter of the band's work where 4R <= its rows.
     return !o.across.empty() && (o.alongX || 4 * (static_cast<int>(o.across.size()) - 1) <= bandRows());
-}
-
-template <class Src>
-void CpuBackend::blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out) {
-    const int W = in.width, H = in.height;
-    if (plan.method == BlurMethod::Direct && banded(plan)) {
-        const int rows = bandRows();
-        pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
-            FirBand<Src> band(in, plan.taps, scratch_[worker].ring.data(), avx2_);
-            for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) band.rowInto(y, out.row(y));
-        });
-        return;
-    }
-    if (plan.method == BlurMethod::Direct) {
-        // Row-wise schedule: no transposes for an FIR (the block engine serves the recursions).
-        pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
-            firRows(in, rowPass_, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
-                    scratch_[worker].block[0].data(), avx2_);
-        });
-        pool_.parallelFor(laneGroups(H), [&](int g, int) {
-            firColumns(ImageView<const float>(rowPass_), out, g * kLanes, std::min(H, (g + 1) * kLanes), plan.taps,
-                       avx2_);
-        });
-        return;
-    }
-    // Boxes and recursive run on the block engine. For boxes the block holds `pad` replicated
-    // samples before and after the line (replicate borders are defined on the padded copy,
-    // docs/algorithms.md 0). filter() returns where the result's first sample lies.
-    const int pad = plan.pad;
-    auto filter = [&plan, pad](Scratch& s, int n) -> float* {
-        float* a = s.block[0].data();
-        if (plan.method != BlurMethod::Boxes) {
-            recursiveBlock(a, n, plan.recursive);
-            return a;
-        }
-        float* b = s.block[1].data();
-        replicateEnds(a, n, pad);
-        for (int p = 0; p < kBoxPasses; ++p) {
-            boxBlock(a, b, n + 2 * pad, plan.box);
-            std::swap(a, b);
-        }
-        return a + static_cast<std::ptrdiff_t>(pad) * kLanes;
-    };
-    const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(pad) * kLanes;
-    pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
-        Scratch& s = scratch_[worker];
-        gatherRows(in, g * kLanes, s.block[0].data() + offset);
-        scatterRows(filter(s, W), g * kLanes, rowPass_);
-    });
-    pool_.parallelFor(laneGroups(W), [&](int g, int worker) {
-        Scratch& s = scratch_[worker];
-        gatherColumns(ImageView<const float>(rowPass_), g * kLanes, s.block[0].data() + offset);
-        scatterColumns(filter(s, H), g * kLanes, out);
-    });
-}
-
-void CpuBackend::blur8(ImageView<const std::uint8_t> in, const Output8& out) {
-    // Bands of at least 4R rows: each band filters its 2R halo rows horizontally too.
-    const int H = in.height, rows = std::max(bandRows(), 4 * (static_cast<int>(fixedTaps_.size()) - 1));
-    pool_.parallelFor((H + rows - 1) / rows, [&](int b, int worker) {
-        FixedBand band(in, fixedTaps_, scratch_[worker].fixed.data(), avx2_);
-        for (int y = b * rows; y < std::min(H, (b + 1) * rows); ++y) band.rowInto(y, out.data + y * out.stride, out.step);
-    });
-}
-
-const char* kernelName(const Stage& stage) {
-    return std::visit(
-        Overloaded{[](const BlurSpec& b) {
-                       switch (b.resolvedMethod()) {
-                       case BlurMethod::Boxes: return "blur.boxes.running-sum-x4";
-                       case BlurMethod::Recursive: return "blur.recursive.yvv3";
-                       default: return "blur.direct.fir-symmetric";
-                       }
-                   },
-                   [](const GaborSpec& g) {
-                       return g.resolvedMethod() == GaborMethod::Recursive ? "gabor.recursive.yvv3-complex"
-                                                                           : "gabor.direct.fir-complex";
-                   },
-                   [](const EdgeSpec& e) {
-                       switch (e.method) {
-                       case EdgeMethod::Canny: return "edges.canny.fir-nms-hysteresis";
-                       case EdgeMethod::Gabor: return "edges.gabor-energy.bank-nms-hysteresis";
-                       }
-                       return "?";  // not an EdgeMethod
-                   },
-                   [](const ThresholdSpec& t) {
-                       switch (t.mean().resolvedMethod()) {
-                       case BlurMethod::Boxes: return "threshold.boxes-mean-compare";
-                       case BlurMethod::Recursive: return "threshold.recursive-mean-compare";
-                       default: return "threshold.direct-mean-compare";
-                       }
-                   }},
-        stage);
 }
 
 Stage CpuBackend::resolveAuto(const Stage& stage) const {
@@ -331,12 +230,7 @@ void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<
     std::visit(Overloaded{[&](const BlurStagePlan& p) { blur(p.blur, in, out); },
                           [&](const GaborStagePlan& p) { gabor(p.gabor, in, out); },
                           [&](const EdgeStagePlan& p) { edgesToFloats(p, in, out); },
-                          [&](const ThresholdStagePlan& p) {
-                              // The local mean into the output plane (never the input's), then
-                              // the comparison in place.
-                              blur(p.mean, in, out);
-                              thresholdRows(pool_, in, ImageView<const float>(out), p.spec.offset, out.data, out.stride, 1, 0.0f, 1.0f);
-                          }},
+                          [&](const ThresholdStagePlan& p) { thresholdToFloats(p, in, out); }},
                plans_[index]);
 }
 
@@ -379,12 +273,7 @@ Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& o
                        return true;
                    },
                    [&](const ThresholdStagePlan& p) {
-                       const ImageView<float> mean = stageOut_[last % 2].view();
-                       runStagesBefore(last, luma, [&](auto in) {
-                           blur(p.mean, in, mean);
-                           thresholdRows(pool_, in, ImageView<const float>(mean), p.spec.offset, out.data, out.stride, out.step,
-                                         encode8(0.0f, out.encoding), encode8(1.0f, out.encoding));
-                       });
+                       runStagesBefore(last, luma, [&](auto in) { thresholdToCodes(p, in, stageOut_[last % 2].view(), out); });
                        return true;
                    },
                    [](const auto&) { return false; }},
@@ -404,9 +293,5 @@ Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& o
     });
     return {};
 }
-
-// cpu_edges.cpp smooths (Canny) and cpu_gabor.cpp removes a Gabor's DC through these.
-template void CpuBackend::blur(const BlurPlan&, ImageView<const std::uint8_t>, ImageView<float>);
-template void CpuBackend::blur(const BlurPlan&, ImageView<const float>, ImageView<float>);
 
 } // namespace striate::cpu

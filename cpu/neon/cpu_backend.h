@@ -81,8 +81,10 @@ private:
     int bandRows() const;
     /// Whether a direct blur runs banded (FirBand): where the horizontal pass each band repeats
     /// for its halo (2R rows) stays within a quarter of the band.
-    bool banded(const BlurPlan& plan) const;
+    bool banded(const DirectBlur& plan) const;
     bool bandedRadius(int radius) const;
+    /// The blur's taps where it is a direct blur that runs banded, else null.
+    const DirectBlur* bandedDirect(const BlurPlan& plan) const;
     /// Whether an orientation runs row-wise (GaborBand): it separates into real passes, and along
     /// y its halo's horizontal passes cost at most a quarter of a band's.
     bool rowWise(const GaborOrientationPlan& o) const;
@@ -93,6 +95,12 @@ private:
     void runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
     void blur(const BlurPlan& plan, ImageView<const Src> in, ImageView<float> out);
+    template <class Src>
+    void directBlur(const DirectBlur& plan, ImageView<const Src> in, ImageView<float> out);
+    /// A blur on the block engine (boxes, recursive): `filter(scratch, n)` filters the n samples
+    /// of each line gathered into scratch.block[0] after `pad` free samples.
+    template <class Src, class Filter>
+    void blockBlur(ImageView<const Src> in, ImageView<float> out, int pad, const Filter& filter);
     /// The fixed-point direct Gaussian from 8 bits to 8 bits, banded.
     void blur8(ImageView<const std::uint8_t> in, const Output8& out);
     template <class Src>
@@ -120,7 +128,7 @@ private:
     /// Whether a Gabor stage makes its DC plane (a recursive Gaussian) straight in strips, with no
     /// row-pass plane: every sink but the complex planes.
     static bool dcInStrips(const GaborPlan& plan) {
-        return plan.dcBlur.method == BlurMethod::Recursive && plan.sink != GaborSink::Complex;
+        return plan.recursive && plan.sink != GaborSink::Complex;
     }
     /// A horizontal pass's block (rows [firstRow, + kLanes)) into the plane's strips: strips
     /// [g0, g1) of the frame, stored from the plane's first.
@@ -173,6 +181,12 @@ private:
     void edgesToFloats(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
     template <class Src>
     void edgesToCodes(const EdgeStagePlan& plan, ImageView<const Src> in, const Output8& out);
+    /// A threshold stage's output as floats (its mean in `out` first), or as 8-bit codes (its
+    /// mean in `mean`).
+    template <class Src>
+    void thresholdToFloats(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
+    template <class Src>
+    void thresholdToCodes(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> mean, const Output8& out);
 
     /// Runs stages [0, count) and calls f with the input of stage `count` (the luma or a float plane).
     template <class F>

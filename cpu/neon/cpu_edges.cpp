@@ -189,7 +189,7 @@ void CpuBackend::canny(const BlurPlan& smoothing, ImageView<const Src> in, const
     // A banded smoothing runs inside the bands (FirBand into a ring of five smoothed rows), so
     // the smoothed image never goes to memory; any other method smooths the whole plane first.
     const int W = in.width, H = in.height;
-    const bool fused = smoothing.method == BlurMethod::Direct && banded(smoothing);
+    const DirectBlur* fused = bandedDirect(smoothing);
     if (!fused) blur(smoothing, in, gauss_.view());
     const ImageView<const float> plane = gauss_.view();
     const float low = static_cast<float>(spec.lowThreshold), high = static_cast<float>(spec.highThreshold);
@@ -205,7 +205,7 @@ void CpuBackend::canny(const BlurPlan& smoothing, ImageView<const Src> in, const
         if (!fused) {
             cannyBand([&](int y) { return plane.row(y); }, W, H, y0, y1, low, high, magnitudes, class_.view(), strength);
         } else {
-            FirBand<Src> fir(in, smoothing.taps, scratch.ring.data(), avx2_);
+            FirBand<Src> fir(in, fused->taps, scratch.ring.data(), avx2_);
             float* rowsOut = scratch.block[2].data();
             int next = std::max(y0 - 2, 0);
             auto smoothed = [&](int y) -> const float* {
@@ -325,7 +325,11 @@ public:
         }
     }
     void edge(int x, int y) const override {
-        if (output_ != EdgeOutput::Strength) out_.row(y)[x] = 1.0f;
+        switch (output_) {
+        case EdgeOutput::Edges:
+        case EdgeOutput::Overlay: out_.row(y)[x] = 1.0f; break;
+        case EdgeOutput::Strength: break;  // the strength marks no edge
+        }
     }
 
 private:
@@ -341,8 +345,9 @@ private:
 template <class Src>
 class CodeEdges final : public EdgeWriter {
 public:
-    CodeEdges(EdgeOutput output, ImageView<const std::uint8_t> cls, ImageView<const Src> in, const Output8& out)
-        : overlay_(output == EdgeOutput::Overlay), cls_(cls), in_(in), out_(out), edge_(encode8(1.0f, out.encoding)),
+    /// `overlay`: the input under the edges (EdgeSpec::showsInput), else 0/1 edges.
+    CodeEdges(bool overlay, ImageView<const std::uint8_t> cls, ImageView<const Src> in, const Output8& out)
+        : overlay_(overlay), cls_(cls), in_(in), out_(out), edge_(encode8(1.0f, out.encoding)),
           none_(encode8(0.0f, out.encoding)) {
         // Overlay from 8-bit input: the code of each input value, once per frame.
         if constexpr (std::is_same_v<Src, std::uint8_t>)
@@ -392,7 +397,7 @@ void CpuBackend::edgesToFloats(const EdgeStagePlan& plan, ImageView<const Src> i
 
 template <class Src>
 void CpuBackend::edgesToCodes(const EdgeStagePlan& plan, ImageView<const Src> in, const Output8& out) {
-    edges(plan, in, CodeEdges<Src>(plan.spec.output, class_.view(), in, out));
+    edges(plan, in, CodeEdges<Src>(plan.spec.showsInput(), class_.view(), in, out));
 }
 
 template void CpuBackend::edgesToFloats(const EdgeStagePlan&, ImageView<const std::uint8_t>, ImageView<float>);

@@ -83,7 +83,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
         if (gaussStrips) {
             const auto line = [&plan](float* block, int n) {
                 if (plan.demodulated) gaussianBlock(block, n, plan.dcDemod);
-                else recursiveBlock(block, n, plan.dcBlur.recursive);
+                else recursiveBlock(block, n, std::get<RecursiveBlur>(plan.dcBlur.method).cascade);
             };
             pool_.parallelFor(laneGroups(H), [&](int g, int worker) {
                 float* b = scratch_[worker].block[0].data();

@@ -96,9 +96,14 @@ std::vector<std::int16_t> fixedGaussianTaps(const std::vector<double>& taps) {
 }
 
 std::vector<std::int16_t> fixedTapsFor(const BlurSpec& spec) {
-    const BlurMethod m = spec.resolvedMethod();
-    if (m == BlurMethod::Direct || (spec.method == BlurMethod::Auto && spec.sigma < kAutoFixedBelowSigma))
-        return fixedGaussianTaps(gaussianTaps(spec.sigma));
+    switch (spec.method) {
+    case BlurMethod::Auto:
+        if (spec.sigma < kAutoFixedBelowSigma) return fixedGaussianTaps(gaussianTaps(spec.sigma));
+        return {};
+    case BlurMethod::Direct: return fixedGaussianTaps(gaussianTaps(spec.sigma));
+    case BlurMethod::Boxes:
+    case BlurMethod::Recursive: return {};
+    }
     return {};
 }
 

@@ -21,7 +21,14 @@ struct Measured {
 Measured measureOf(const Stage& last) {
     return std::visit(Overloaded{[](const BlurSpec&) { return Measured{}; },
                                  [](const GaborSpec& g) {
-                                     return g.output == GaborOutput::Phase ? Measured{Measure::Phase, g, {}} : Measured{};
+                                     switch (g.output) {
+                                     case GaborOutput::Phase: return Measured{Measure::Phase, g, {}};
+                                     case GaborOutput::Magnitude:
+                                     case GaborOutput::Real:
+                                     case GaborOutput::Imaginary:
+                                     case GaborOutput::Complex: return Measured{};
+                                     }
+                                     return Measured{};
                                  },
                                  [](const EdgeSpec& e) { return e.tracesEdges() ? Measured{Measure::EdgeMap, {}, {}} : Measured{}; },
                                  [](const ThresholdSpec& t) { return Measured{Measure::Threshold, {}, t}; }},

@@ -338,7 +338,7 @@ Plane runChain(const Plane& in, const Chain& chain, CPlane* complexOut) {
     for (const Stage& stage : chain.stages) {
         current = std::visit(Overloaded{[&](const BlurSpec& b) { return blur(current, b); },
                                         [&](const GaborSpec& g) {
-                                            if (g.output != GaborOutput::Complex || !complexOut) return gabor(current, g);
+                                            if (!g.complexOutput() || !complexOut) return gabor(current, g);
                                             *complexOut = gaborComplex(current, g, g.orientation);
                                             return mapComplex(*complexOut, [](Complex64 z) { return std::abs(z); });
                                         },

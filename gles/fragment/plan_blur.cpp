@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 #include "gles/fragment/glsl.h"
 
@@ -89,7 +90,7 @@ FragmentPlanner::Value FragmentPlanner::pyramidBox(const ExtendedBox& box, int a
     return result;
 }
 
-FragmentPlanner::Value FragmentPlanner::boxes(const BlurPlan& plan, int axis, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::boxes(const BoxBlur& plan, int axis, const Value& in) {
     // The padded-copy definition (docs/algorithms.md): the first box pads the line by
     // passes (r + 1) replicated samples, the last crops it, so every pass clamps where the
     // reference's padded line ends. Each box is the sum pyramid's difference of two prefixes
@@ -248,30 +249,27 @@ FragmentPlanner::Value FragmentPlanner::tiledDirect(double sigma, const Value& i
 }
 
 FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& in) {
-    switch (plan.method) {
-    case BlurMethod::Direct: {
-        if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0) return q;
-        if (const Value t = tiledDirect(plan.sigma, in); t.plane >= 0) return t;
-        const Value h = directGaussian(plan.sigma, 0, in);
-        const Value v = directGaussian(plan.sigma, 1, h);
-        return v;
-    }
-    case BlurMethod::Boxes: {
-        const Value h = boxes(plan, 0, in);
-        const Value v = boxes(plan, 1, h);
-        return v;
-    }
-    case BlurMethod::Recursive:
-    case BlurMethod::Auto: {
-        GaborTaps taps;
-        if (response(plan.recursive, true, &taps))
-            if (const Value q = quadBlur(QuadWeights{0, taps.c}, "recursive.response", in); q.plane >= 0) return q;
-        const Value h = recursive(plan.recursive, 0, in, false);
-        const Value v = recursive(plan.recursive, 1, h, false);
-        return v;
-    }
-    }
-    return in;
+    return std::visit(Overloaded{[&](const DirectBlur&) {
+                                     if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0)
+                                         return q;
+                                     if (const Value t = tiledDirect(plan.sigma, in); t.plane >= 0) return t;
+                                     const Value h = directGaussian(plan.sigma, 0, in);
+                                     return directGaussian(plan.sigma, 1, h);
+                                 },
+                                 [&](const BoxBlur& b) {
+                                     const Value h = boxes(b, 0, in);
+                                     return boxes(b, 1, h);
+                                 },
+                                 [&](const RecursiveBlur& r) {
+                                     GaborTaps taps;
+                                     if (response(r.cascade, true, &taps))
+                                         if (const Value q = quadBlur(QuadWeights{0, taps.c}, "recursive.response", in);
+                                             q.plane >= 0)
+                                             return q;
+                                     const Value h = recursive(r.cascade, 0, in, false);
+                                     return recursive(r.cascade, 1, h, false);
+                                 }},
+                      plan.method);
 }
 
 } // namespace striate::gles

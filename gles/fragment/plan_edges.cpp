@@ -18,16 +18,14 @@ constexpr double kPackedTieCodes = 8;
 /// Canny's strength on float planes without the sector held in its two lowest mantissa bits.
 const std::string kStrengthBits = "0xfffffffcu";
 
+/// The strength of a fetched value (sectorBits: without the sector's bits).
+std::string strengthBits(const std::string& fetched, bool sectorBits) {
+    return sectorBits ? "uintBitsToFloat(floatBitsToUint(" + fetched + ".x) & " + kStrengthBits + ")" : fetched + ".x";
+}
+
 const char* sinkName(GaborSink s) {
-    switch (s) {
-    case GaborSink::Magnitude: return "magnitude";
-    case GaborSink::Real: return "real";
-    case GaborSink::Imaginary: return "imaginary";
-    case GaborSink::Phase: return "phase";
-    case GaborSink::Complex: return "complex";
-    case GaborSink::MaxMagnitude: return "bank maximum";
-    case GaborSink::MaxEnergy: return "bank maximum and sector";
-    }
+    for (const auto& e : kGaborSinks)
+        if (e.value == s) return e.description;
     return "?";
 }
 
@@ -210,10 +208,7 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
     // sectorBits: the strengths carry the sector in their two lowest mantissa bits (Canny's on
     // float planes; a Quad plane where quadGradient made them).
     const bool quadStrength = strength.format.kind == PlaneKind::Quad;
-    // The strength of a fetched value (sectorBits: without the sector's bits).
-    const auto strengthOf = [&](const std::string& fetched) {
-        return sectorBits ? "uintBitsToFloat(floatBitsToUint(" + fetched + ".x) & " + kStrengthBits + ")" : fetched + ".x";
-    };
+    const auto strengthOf = [&](const std::string& fetched) { return strengthBits(fetched, sectorBits); };
     // Classes 0..3 (none, weak, strong, edge) as bytes c / 255, exact. On float profiles four
     // pixels' classes share an RGBA8 texel (pixel 4q + j in component j of texel q): a byte a
     // pixel, as R8 would hold, but in the format llvmpipe samples and renders fastest (R8 and
@@ -327,14 +322,18 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
     } else {
         hysteresisDraws(classes, thresholds, quads, classPlanes, perFragment);
     }
-    // The stage's output.
-    if (quadStrength) {
-        const Value out = quadRowsOutput(spec, in, classes, strength);
-        if (spec.output == EdgeOutput::Edges && floodStep >= 0) edgesFromFlood_ = {floodStep, out.plane};
-        return out;
-    }
+    // The stage's output. Edges (0 or 1) are the flood's classes as they stand: a frame in system
+    // memory can take them from the flood, where this output is the chain's result (planChain
+    // decides).
+    const Value out = quadStrength ? quadRowsOutput(spec, in, classes, strength) : edgesOutput(spec, in, classes, strength, sectorBits, quads);
+    if (floodStep >= 0 && spec.tracesEdges() && !spec.showsInput()) edgesFromFlood_ = {floodStep, out.plane};
+    return out;
+}
+
+FragmentPlanner::Value FragmentPlanner::edgesOutput(const EdgeSpec& spec, const Value& in, const Value& classes,
+                                                     const Value& strength, bool sectorBits, bool quads) {
     FragmentWriter o("edges.output", !packed_);
-    o.input(0, classFormat);
+    o.input(0, classes.format);
     if (quads) {
         o.line("vec4 t = " + o.fetchRawAt(0, "vec2(floor(pos.x * 0.25) + 0.5, pos.y)") + ";", 2);
         o.line("float c = floor(dot(t, vec4(equal(vec4(mod(floor(pos.x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0)))) * 255.0 + 0.5);", 8);
@@ -349,13 +348,7 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
     case EdgeOutput::Edges: value = "vec2(c > 1.5 ? 1.0 : 0.0, 0.0)"; break;
     case EdgeOutput::Strength:
         o.input(1, strength.format);
-        if (quadStrength) {
-            o.line("vec4 st = " + o.fetchRawAt(1, "vec2(floor(pos.x * 0.25) + 0.5, pos.y)") + ";", 2);
-            o.line("float strength = dot(st, vec4(equal(vec4(mod(floor(pos.x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0))));", 8);
-            value = "vec2(uintBitsToFloat(floatBitsToUint(strength) & " + kStrengthBits + "), 0.0)";
-        } else {
-            value = "vec2(" + strengthOf(o.fetch(1, "")) + ", 0.0)";
-        }
+        value = "vec2(" + strengthBits(o.fetch(1, ""), sectorBits) + ", 0.0)";
         format = planeFormat(false, strength.format.bound, true);
         inputs.push_back(strength);
         break;
@@ -375,11 +368,7 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
         break;
     }
     o.line("", 2);
-    const Value out = full(o.finish(value, format), inputs, format, uniforms);
-    // Edges (0 or 1) are the flood's classes as they stand: a frame in system memory can take
-    // them from the flood, where this output is the chain's result (planChain decides).
-    if (spec.output == EdgeOutput::Edges && floodStep >= 0) edgesFromFlood_ = {floodStep, out.plane};
-    return out;
+    return full(o.finish(value, format), inputs, format, uniforms);
 }
 
 void FragmentPlanner::hysteresisDraws(const Value& classes, const Uniforms& thresholds, bool quads,
@@ -489,13 +478,16 @@ FragmentPlanner::Value FragmentPlanner::quadRowsOutput(const EdgeSpec& spec, con
         const std::string k = std::to_string(j), y = "(4.0 * floor(pos.y) + " + f(j + 0.5) + ")";
         o.line("vec4 c" + k + " = floor(" + o.fetchRawAt(0, "vec2(pos.x, " + y + ")") + " * 255.0 + 0.5);", 3);
         o.line("bvec4 edge" + k + " = greaterThan(c" + k + ", vec4(1.5));", 1);
-        std::string value = "vec4(edge" + k + ")";
-        if (spec.output == EdgeOutput::Strength) {
+        std::string value;
+        switch (spec.output) {
+        case EdgeOutput::Edges: value = "vec4(edge" + k + ")"; break;
+        case EdgeOutput::Strength:
             o.line("vec4 s" + k + " = uintBitsToFloat(floatBitsToUint(" + o.fetchRawAt(1, "vec2(pos.x, " + y + ")") + ") & uvec4(" +
                        kStrengthBits + "));",
                    1);
             value = "s" + k;
-        } else if (spec.output == EdgeOutput::Overlay) {
+            break;
+        case EdgeOutput::Overlay: {
             // The four pixels' input, each fetched at the top level (its row clamped by the fetch).
             std::string image = "vec4(";
             for (int i = 0; i < 4; ++i) {
@@ -510,6 +502,8 @@ FragmentPlanner::Value FragmentPlanner::quadRowsOutput(const EdgeSpec& spec, con
                 }
             }
             value = "mix(" + image + "), vec4(1.0), edge" + k + ")";
+            break;
+        }
         }
         rows[j] = value;
     }

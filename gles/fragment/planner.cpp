@@ -258,19 +258,7 @@ void FragmentPlanner::planChain(const Chain& chain) {
         v = std::visit(Overloaded{[&](const BlurStagePlan& p) { return blur(p.blur, v); },
                                   [&](const GaborStagePlan& p) { return gabor(p.gabor, v); },
                                   [&](const EdgeStagePlan& p) { return edges(p, v); },
-                                  [&](const ThresholdStagePlan& p) {
-                                      // 1 where the input exceeds its local mean less the offset
-                                      // (u_threshold.x), else 0.
-                                      const Value mean = blur(p.mean, v);
-                                      FragmentWriter w("threshold.compare", !packed_);
-                                      w.input(0, v.format);
-                                      w.input(1, mean.format);
-                                      w.uniform("u_threshold");
-                                      w.line("float d = " + w.fetch(0, "") + ".x - (" + w.fetch(1, "") + ".x - u_threshold.x);", 2);
-                                      const PlaneFormat out = planeFormat(false, 1, true);
-                                      return full(w.finish("vec2(d > 0.0 ? 1.0 : 0.0, 0.0)", out), {v, mean}, out,
-                                                  {{"u_threshold", {static_cast<float>(p.spec.offset), 0, 0, 0}}});
-                                  }},
+                                  [&](const ThresholdStagePlan& p) { return threshold(p, v); }},
                        planStage(chain.stages[i]));
     }
     plan_->result = v;

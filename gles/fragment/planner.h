@@ -208,7 +208,7 @@ private:
     /// frame is too short for tiles or an axis needs a cascade.
     Value tiledDirect(double sigma, const Value& in);
     Value directGaussian(double sigma, int axis, const Value& in);
-    Value boxes(const BlurPlan& plan, int axis, const Value& in);
+    Value boxes(const BoxBlur& plan, int axis, const Value& in);
     /// One box pass from the sum pyramid of the line (`length` samples: sample j at texel j +
     /// shift of `in`); output texel q holds line position q + outShift, in a plane of the given
     /// size (0: the frame's).
@@ -237,6 +237,8 @@ private:
     // plan_edges.cpp
     Value gabor(const GaborPlan& plan, const Value& in);
     Value edges(const EdgeStagePlan& plan, const Value& in);
+    /// The adaptive threshold: its mean, then the comparison (plan_threshold.cpp).
+    Value threshold(const ThresholdStagePlan& plan, const Value& in);
     /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.
     Value quadGradient(const Value& smooth);
     /// Canny: the smoothing, the gradient (quadGradient where the blur ends in quads), then
@@ -248,6 +250,10 @@ private:
     /// The edge stage's output four rows of four pixels a fragment, into a QuadRows plane (where
     /// the strengths are a Quad plane).
     Value quadRowsOutput(const EdgeSpec& spec, const Value& in, const Value& classes, const Value& strength);
+    /// An edges stage's output a pixel a fragment from its classes (a byte a pixel in Quad8
+    /// texels where `quads`), the strength (sectorBits as edgeClasses) or the input.
+    Value edgesOutput(const EdgeSpec& spec, const Value& in, const Value& classes, const Value& strength, bool sectorBits,
+                      bool quads);
     /// HysteresisForm::Draws on the edge classes (on quads: four pixels a texel): pairs of draws
     /// repeated until stable, on the weak pixels alone where the stencil completes the planes.
     void hysteresisDraws(const Value& classes, const Uniforms& thresholds, bool quads, const std::string& classPlanes,

@@ -147,28 +147,46 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     //    planes both decode texel.r).
     // The two draws are built once per source and input size, and per encoding; a frame only
     // binds the textures (the planes above) and draws.
-    const bool bt601 = in.source == Source::Rgb || in.source == Source::Bgr;
+    // The import's form by source: one channel's codes, the BT.601 luma of three, or 16-bit grey.
+    const char* form = "import one channel";
+    const char* swizzle = ".r";  // the channel, or the three in R, G, B order
+    switch (in.source) {
+    case Source::Red: break;
+    case Source::Green: swizzle = ".g"; break;
+    case Source::Blue: swizzle = ".b"; break;
+    case Source::Alpha: swizzle = ".a"; break;
+    case Source::Rgb:
+        form = "import BT.601 luma";
+        swizzle = ".rgb";
+        break;
+    case Source::Bgr:
+        form = "import BT.601 luma";
+        swizzle = ".bgr";
+        break;
+    case Source::Gray16: form = "import 16-bit grey"; break;
+    }
     const Draw& import = textureDraw(
-        "import " + std::to_string(static_cast<int>(in.source)) + " " + std::to_string(in.textureWidth) + "x" +
-            std::to_string(in.textureHeight),
+        std::string(form) + " " + swizzle + " " + std::to_string(in.textureWidth) + "x" + std::to_string(in.textureHeight),
         [&] {
-            const bool sixteen = in.source == Source::Gray16;
-            FragmentWriter importer(bt601 ? "import BT.601 luma" : sixteen ? "import 16-bit grey" : "import one channel",
-                                    !packed_);
+            FragmentWriter importer(form, !packed_);
             importer.input(0, PlaneFormat{PlaneKind::Luma8, false, 1, true});
-            if (sixteen) {
+            switch (in.source) {
+            case Source::Gray16:
                 // round((lo + 256 hi) / 257) = hi + round((lo - hi) / 257): small integers only, so
                 // exact at mediump; the rounding by comparisons, not a division.
                 importer.line("vec2 b = floor(" + importer.fetchRaw(0, "") + ".rg * 255.0 + 0.5);", 2);
                 importer.line("float d = b.x - b.y + 128.0;", 1);
                 importer.line("float code = (b.y + (d >= 257.0 ? 1.0 : (d < 0.0 ? -1.0 : 0.0))) / 255.0;", 2);
-            } else if (bt601) {
-                const char* rgb = in.source == Source::Rgb ? ".rgb" : ".bgr";
-                importer.line("vec3 c = floor(" + importer.fetchRaw(0, "") + rgb + " * 255.0 + 0.5);", 2);
+                break;
+            case Source::Rgb:
+            case Source::Bgr:
+                importer.line("vec3 c = floor(" + importer.fetchRaw(0, "") + swizzle + " * 255.0 + 0.5);", 2);
                 importer.line("float code = floor(dot(c, vec3(19595.0, 38470.0, 7471.0)) / 65536.0 + 0.5) / 255.0;", 4);
-            } else {
-                const char* channel[] = {".r", ".g", ".b", ".a"};
-                importer.line("float code = " + importer.fetchRaw(0, "") + channel[static_cast<int>(in.source)] + ";", 0);
+                break;
+            case Source::Red:
+            case Source::Green:
+            case Source::Blue:
+            case Source::Alpha: importer.line("float code = " + importer.fetchRaw(0, "") + swizzle + ";", 0); break;
             }
             return planner().makeDraw(importer.finishRaw("vec4(code, 0.0, 0.0, 1.0)"), {Value{inputPlane_, {}}},
                             Value{importPlane_, {}});

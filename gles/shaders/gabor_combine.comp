@@ -1,9 +1,11 @@
 // The Gabor stage's output from the complex response (docs/algorithms.md 3.1, 3.4): with REMOVE_DC the
-// K_x K_y-weighted Gaussian is subtracted first. SINK 0 magnitude, 1 real, 2 imaginary, 3 phase,
-// 4 complex (magnitude out, the DC-free parts kept), 5 bank maximum of magnitudes, 6 edge bank
-// (maximum and the winner's NMS sector). Banks keep the first of near-equal maxima (kTieTolerance).
-// Its image units are recursive_line.comp's TAIL's: the output 2, the sector 3 (the planner binds
-// both alike). A recursive vertical pass runs SINK 0, 5 and 6 itself.
+// K_x K_y-weighted Gaussian is subtracted first. SINK (core/plan.h's kGaborSinks, defined by the
+// planner: gles/program_cache.h, enumDefines): SINK_MAGNITUDE, SINK_REAL, SINK_IMAGINARY,
+// SINK_PHASE, SINK_COMPLEX (magnitude out, the DC-free parts kept), SINK_MAX_MAGNITUDE (a bank's
+// maximum of magnitudes), SINK_MAX_ENERGY (an edge bank's: the maximum and the winner's NMS
+// sector). Banks keep the first of near-equal maxima (kTieTolerance). Its image units are
+// recursive_line.comp's TAIL's: the output 2, the sector 3 (the planner binds both alike). A
+// recursive vertical pass runs the magnitude and both bank sinks itself.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0) uniform highp sampler2D re;
 layout(binding = 1) uniform highp sampler2D im;
@@ -11,17 +13,17 @@ layout(binding = 1) uniform highp sampler2D im;
 layout(binding = 2) uniform highp sampler2D gauss;
 uniform highp float dcGain;
 #endif
-#if SINK >= 5
+#if SINK == SINK_MAX_MAGNITUDE || SINK == SINK_MAX_ENERGY
 layout(r32f, binding = 2) uniform highp image2D dst;
 uniform bool first;
 #else
 layout(r32f, binding = 2) writeonly uniform highp image2D dst;
 #endif
-#if SINK == 4
+#if SINK == SINK_COMPLEX
 layout(r32f, binding = 0) writeonly uniform highp image2D keptRe;
 layout(r32f, binding = 1) writeonly uniform highp image2D keptIm;
 #endif
-#if SINK == 6
+#if SINK == SINK_MAX_ENERGY
 layout(r32ui, binding = 3) writeonly uniform highp uimage2D sector;
 uniform uint orientationSector;
 #endif
@@ -35,22 +37,22 @@ void main() {
     z.x -= dcGain * texelFetch(gauss, p, 0).r;
 #endif
     highp float magnitude = sqrt(z.x * z.x + z.y * z.y);
-#if SINK == 0
+#if SINK == SINK_MAGNITUDE
     highp float v = magnitude;
-#elif SINK == 1
+#elif SINK == SINK_REAL
     highp float v = z.x;
-#elif SINK == 2
+#elif SINK == SINK_IMAGINARY
     highp float v = z.y;
-#elif SINK == 3
+#elif SINK == SINK_PHASE
     highp float v = (z.x == 0.0 && z.y == 0.0) ? 0.0 : atan(z.y, z.x);
-#elif SINK == 4
+#elif SINK == SINK_COMPLEX
     highp float v = magnitude;
     imageStore(keptRe, p, vec4(z.x, 0.0, 0.0, 0.0));
     imageStore(keptIm, p, vec4(z.y, 0.0, 0.0, 0.0));
 #else
     highp float v = magnitude;
     if (!first && !(magnitude > imageLoad(dst, p).r * (1.0 + TIE))) return;
-#if SINK == 6
+#if SINK == SINK_MAX_ENERGY
     imageStore(sector, p, uvec4(orientationSector, 0u, 0u, 0u));
 #endif
 #endif

@@ -31,20 +31,20 @@ uniform highp vec2 h[3];   // anticausal steady state per unit input
 uniform highp vec2 m[9];   // border matrix, row-major
 #if TAIL
 // A Gabor stage's output from each final sample of a vertical pass, in place of storing it
-// (gabor_combine.comp's, for SINK 0 magnitude, 5 bank maximum and 6 edge bank): the K_x K_y
+// (gabor_combine.comp's, for SINK_MAGNITUDE, SINK_MAX_MAGNITUDE and SINK_MAX_ENERGY): the K_x K_y
 // weighted Gaussian subtracted with REMOVE_DC, the magnitude, a bank's running maximum (the first
 // of near-equal maxima kept, TIE) and the winner's sector.
 #if REMOVE_DC
 layout(binding = 2) uniform highp sampler2D gauss;
 uniform highp float dcGain;
 #endif
-#if SINK >= 5
+#if SINK == SINK_MAX_MAGNITUDE || SINK == SINK_MAX_ENERGY
 layout(r32f, binding = 2) uniform highp image2D dst;
 uniform bool first;
 #else
 layout(r32f, binding = 2) writeonly uniform highp image2D dst;
 #endif
-#if SINK == 6
+#if SINK == SINK_MAX_ENERGY
 layout(r32ui, binding = 3) writeonly uniform highp uimage2D sector;
 uniform uint orientationSector;
 #endif
@@ -91,12 +91,12 @@ void tail(ivec2 at, highp vec2 z) {
     z.x -= dcGain * texelFetch(gauss, at, 0).r;
 #endif
     highp float magnitude = sqrt(z.x * z.x + z.y * z.y);
-#if SINK >= 5
+#if SINK == SINK_MAX_MAGNITUDE || SINK == SINK_MAX_ENERGY
     // Stored either way (a branch in the loop costs more than the store): the maximum so far
     // where this orientation does not win.
     highp float best = first ? 0.0 : imageLoad(dst, at).r;
     bool wins = first || magnitude > best * (1.0 + TIE);
-#if SINK == 6
+#if SINK == SINK_MAX_ENERGY
     if (wins) imageStore(sector, at, uvec4(orientationSector, 0u, 0u, 0u));
 #endif
     magnitude = wins ? magnitude : best;

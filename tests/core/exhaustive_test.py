@@ -16,19 +16,44 @@ import tempfile
 cxx, src, build = sys.argv[1:4]
 flags = sys.argv[4:] or ["-std=c++20", "-Werror=switch"]
 
-# (file, what is taken out, the pattern, what the compiler must name)
-LAMBDA = r",\s*\[&\]\(const GaborEnergyPlan& g\) \{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
-CASES = [
-    ("cpu/reference/reference.cpp", "the reference's case EdgeMethod::Gabor",
-     r"\n\s*case EdgeMethod::Gabor:[^\n]*", r"Gabor"),
-    ("cpu/neon/cpu_backend.cpp", "the cpu's kernel name for EdgeMethod::Gabor",
-     r"\n\s*case EdgeMethod::Gabor:[^\n]*", r"Gabor"),
-    ("cpu/neon/cpu_edges.cpp", "the cpu's Gabor energy (GaborEnergyPlan)", LAMBDA, r"GaborEnergyPlan"),
-    ("gles/compute_plan.cpp", "gles-compute's Gabor energy (GaborEnergyPlan)", LAMBDA, r"GaborEnergyPlan"),
-    ("gles/fragment/plan_edges.cpp", "gles-fragment's Gabor energy (GaborEnergyPlan)", LAMBDA, r"GaborEnergyPlan"),
-    ("core/plan.cpp", "the plan of EdgeMethod::Gabor", r"\n\s*case EdgeMethod::Gabor:[^\n]*", r"Gabor"),
-]
+# A balanced brace block, nested up to four deep.
+BLOCK = r"\{(?:[^{}]|\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})*\}"
 
+
+def alternative(plan):
+    """A visit's function for one alternative, with the comma before it."""
+    return r",\s*\[[^\]]*\]\(const " + plan + r"&(?: \w+)?\)(?: -> [\w:*]+)? " + BLOCK
+
+
+def case(value):
+    """A switch's case for one enum value: its line, or its braced block."""
+    return r"\n\s*case " + value + r":(?: " + BLOCK + r"|[^\n]*)"
+
+
+# (file, what is taken out, the pattern, what the compiler must name)
+CASES = [
+    # Edge methods: Canny and Gabor energy.
+    ("cpu/reference/reference.cpp", "the reference's case EdgeMethod::Gabor", case("EdgeMethod::Gabor"), r"Gabor"),
+    ("core/plan.cpp", "the plan of EdgeMethod::Gabor", case("EdgeMethod::Gabor"), r"Gabor"),
+    ("cpu/neon/cpu_backend.cpp", "the cpu's kernel name for Gabor energy (GaborEnergyPlan)",
+     alternative("GaborEnergyPlan"), r"GaborEnergyPlan"),
+    ("cpu/neon/cpu_edges.cpp", "the cpu's Gabor energy (GaborEnergyPlan)", alternative("GaborEnergyPlan"),
+     r"GaborEnergyPlan"),
+    ("gles/compute/edges.cpp", "gles-compute's Gabor energy (GaborEnergyPlan)", alternative("GaborEnergyPlan"),
+     r"GaborEnergyPlan"),
+    ("gles/fragment/plan_edges.cpp", "gles-fragment's Gabor energy (GaborEnergyPlan)",
+     alternative("GaborEnergyPlan"), r"GaborEnergyPlan"),
+    # Blur methods: direct, boxes, recursive.
+    ("core/spec.cpp", "the validation of BlurMethod::Boxes", case("BlurMethod::Boxes"), r"Boxes"),
+    ("core/plan.cpp", "the plan of BlurMethod::Boxes", case("BlurMethod::Boxes"), r"Boxes"),
+    ("cpu/reference/reference.cpp", "the reference's case BlurMethod::Boxes", case("BlurMethod::Boxes"), r"Boxes"),
+    ("cpu/neon/fixed.cpp", "the 8-bit taps' case BlurMethod::Boxes", case("BlurMethod::Boxes"), r"Boxes"),
+    ("cpu/neon/cpu_blur.cpp", "the cpu's box blur (BoxBlur)", alternative("BoxBlur"), r"BoxBlur"),
+    ("cpu/neon/cpu_backend.cpp", "the cpu's kernel name or scratch for a box blur (BoxBlur)", alternative("BoxBlur"),
+     r"BoxBlur"),
+    ("gles/compute/blur.cpp", "gles-compute's box blur (BoxBlur)", alternative("BoxBlur"), r"BoxBlur"),
+    ("gles/fragment/plan_blur.cpp", "gles-fragment's box blur (BoxBlur)", alternative("BoxBlur"), r"BoxBlur"),
+]
 
 def compile_(path):
     r = subprocess.run([cxx, *flags, "-fsyntax-only", "-I", src, "-I", build, path],
