@@ -53,8 +53,17 @@ ComputePass& ComputePlanner::dispatch(const std::string& file, const Defines& de
     auto same = std::find_if(programs.begin(), programs.end(),
                              [&](const ComputeProgram& p) { return p.file == file && p.defines == defines; });
     if (same == programs.end()) {
+        // An enum's table of names (enumDefines: NAME_NICK=i for each value) shows only as its
+        // choice, NAME=NAME_NICK.
+        const auto tableEntry = [&](const std::string& key) {
+            return std::any_of(defines.begin(), defines.end(), [&](const auto& d) {
+                const std::string prefix = d.first + "_";
+                return key.rfind(prefix, 0) == 0 && d.second.rfind(prefix, 0) == 0;
+            });
+        };
         std::string name = file;
-        for (const auto& [k, v] : defines) name += " " + k + "=" + v;
+        for (const auto& [k, v] : defines)
+            if (!tableEntry(k)) name += " " + k + "=" + v;
         programs.push_back(ComputeProgram{file, defines, name});
         same = programs.end() - 1;
     }
@@ -107,11 +116,7 @@ void ComputePlanner::planChain(const Chain& chain) {
     plan_->luma = plane(Format::R32F);
     int v = plan_->luma;
     for (const Stage& stage : chain.stages) {
-        v = std::visit(Overloaded{[&](const BlurStagePlan& p) { return blur(p.blur, v); },
-                                  [&](const GaborStagePlan& p) { return gabor(p.gabor, v); },
-                                  [&](const EdgeStagePlan& p) { return edges(p, v); },
-                                  [&](const ThresholdStagePlan& p) { return threshold(p, v); }},
-                       planStage(stage));
+        v = std::visit([&](const auto& p) { return this->stage(p, v); }, planStage(stage));
     }
     plan_->complexOutput = chain.complexOutput();
     const bool complex = plan_->complexOutput;

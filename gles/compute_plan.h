@@ -129,8 +129,14 @@ private:
     static void uniformUint(ComputePass& p, const std::string& name, unsigned v);
     static void cascade(ComputePass& p, const CascadeFloat& f);
 
-    /// Each stage's dispatches from plane `in`; each returns the plane of its result
-    /// (gles/compute/, a file per stage).
+    /// A stage's dispatches from plane `in`, returning the plane of its result: one overload per
+    /// kind of stage, each in the stage's file (gles/compute/blur.cpp ...). planChain calls the
+    /// one for the plan it holds, so a kind without one does not compile.
+    int stage(const BlurStagePlan& plan, int in);
+    int stage(const GaborStagePlan& plan, int in);
+    int stage(const EdgeStagePlan& plan, int in);
+    int stage(const ThresholdStagePlan& plan, int in);
+
     int blur(const BlurPlan& plan, int in);
     /// One axis of a blur (0: rows, 1: columns) from plane `source`; returns the plane it wrote.
     int directPass(const DirectBlur& plan, double sigma, int axis, int source);
@@ -138,9 +144,7 @@ private:
     int recursivePass(const RecursiveBlur& plan, int axis, int source);
     /// A Gabor stage into a new plane; a MaxEnergy bank writes each pixel's NMS sector to `sector`.
     int gabor(const GaborPlan& plan, int in, int sector = -1);
-    int edges(const EdgeStagePlan& plan, int in);
     void hysteresis(int classes);
-    int threshold(const ThresholdStagePlan& plan, int in);
 
     GpuLimits limits_;
     FrameFormat format_;

@@ -12,36 +12,6 @@
 #include "cpu/neon/neon.h"
 
 namespace striate::cpu {
-namespace {
-
-/// The name of the cpu kernel that runs a stage, as logs and --explain show it.
-const char* kernelName(const StagePlan& plan) {
-    const auto blurName = [](const BlurPlan& b, const char* direct, const char* boxes, const char* recursive) {
-        return std::visit(Overloaded{[&](const DirectBlur&) { return direct; }, [&](const BoxBlur&) { return boxes; },
-                                     [&](const RecursiveBlur&) { return recursive; }},
-                          b.method);
-    };
-    return std::visit(
-        Overloaded{[&](const BlurStagePlan& p) {
-                       return blurName(p.blur, "blur.direct.fir-symmetric", "blur.boxes.running-sum-x4", "blur.recursive.yvv3");
-                   },
-                   [](const GaborStagePlan& p) {
-                       return p.gabor.recursive ? "gabor.recursive.yvv3-complex" : "gabor.direct.fir-complex";
-                   },
-                   [](const EdgeStagePlan& p) {
-                       return std::visit(Overloaded{[](const CannyPlan&) { return "edges.canny.fir-nms-hysteresis"; },
-                                                    [](const GaborEnergyPlan&) { return "edges.gabor-energy.bank-nms-hysteresis"; }},
-                                         p.method);
-                   },
-                   [&](const ThresholdStagePlan& p) {
-                       return blurName(p.mean, "threshold.direct-mean-compare", "threshold.boxes-mean-compare",
-                                       "threshold.recursive-mean-compare");
-                   }},
-        plan);
-}
-
-} // namespace
-
 CpuBackend::CpuBackend(int threads)
     : pool_(threads > 0 ? threads : defaultThreadCount()), avx2_(runsAvx2()) {}
 CpuBackend::~CpuBackend() = default;
@@ -60,7 +30,7 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
     for (const Stage& st : chain.stages) {
         chain_.stages.push_back(resolveAuto(st));
         plans_.push_back(planStage(chain_.stages.back()));
-        kernels_.push_back(kernelName(plans_.back()));
+        kernels_.push_back(std::visit([](const auto& p) { return kernelName(p); }, plans_.back()));
     }
     // A chain of one blur has an 8-bit form in fixed point (process8).
     fixedTaps_.clear();
@@ -141,36 +111,8 @@ Status CpuBackend::configure(const Chain& chain, const FrameFormat& format) {
 
 CpuBackend::Planes CpuBackend::planesFor() const {
     Planes need;
-    const auto blurRows = [&](const BlurPlan& b) { return !bandedDirect(b); };
-    bool halves = true;  // every Gabor stage's complex planes may hold half the columns
-    const auto gabor = [&](const GaborPlan& g) {
-        const bool allRowWise = std::all_of(g.bank.begin(), g.bank.end(), [&](const auto& o) { return rowWise(o); });
-        const bool complex = !allRowWise || g.sink == GaborSink::Complex;
-        need.complex |= complex;
-        if (complex) halves &= g.demodulated && isBankSink(g.sink);
-        if (g.removeDc && !allRowWise) {
-            need.gauss = true;
-            need.rowPass |= !dcInStrips(g) && blurRows(g.dcBlur);
-        }
-    };
-    for (const StagePlan& plan : plans_)
-        std::visit(Overloaded{[&](const BlurStagePlan& p) { need.rowPass |= blurRows(p.blur); },
-                              [&](const GaborStagePlan& p) { gabor(p.gabor); },
-                              [&](const EdgeStagePlan& p) {
-                                  need.edges = true;
-                                  need.strength |= !p.spec.tracesEdges();
-                                  std::visit(Overloaded{[&](const CannyPlan& c) {
-                                                            if (blurRows(c.smoothing)) need.gauss = need.rowPass = true;
-                                                        },
-                                                        [&](const GaborEnergyPlan& g) {
-                                                            need.strength = need.sector = true;
-                                                            gabor(g.bank);
-                                                        }},
-                                             p.method);
-                              },
-                              [&](const ThresholdStagePlan& p) { need.rowPass |= blurRows(p.mean); }},
-                   plan);
-    need.halfColumns = need.complex && halves && !need.rowPass && laneGroups(format_.width) > 1;
+    for (const StagePlan& plan : plans_) std::visit([&](const auto& p) { planes(p, &need); }, plan);
+    need.halfColumns = need.complex && need.halves && !need.rowPass && laneGroups(format_.width) > 1;
     return need;
 }
 
@@ -225,13 +167,18 @@ Stage CpuBackend::resolveAuto(const GaborSpec& g) const {
     return allRowWise ? Stage{direct} : Stage{g};
 }
 
+void CpuBackend::encodeTo(ImageView<const float> floats, const Output8& out) {
+    const int W = format_.width, H = format_.height;
+    pool_.parallelFor(laneGroups(H), [&](int g, int) {
+        const int y0 = g * kLanes, y1 = std::min(H, y0 + kLanes);
+        encodePlane8(ImageView<const float>(floats.row(y0), W, y1 - y0, floats.stride), out.encoding,
+                     out.data + y0 * out.stride, out.stride, out.step);
+    });
+}
+
 template <class Src>
 void CpuBackend::runStage(std::size_t index, ImageView<const Src> in, ImageView<float> out) {
-    std::visit(Overloaded{[&](const BlurStagePlan& p) { blur(p.blur, in, out); },
-                          [&](const GaborStagePlan& p) { gabor(p.gabor, in, out); },
-                          [&](const EdgeStagePlan& p) { edgesToFloats(p, in, out); },
-                          [&](const ThresholdStagePlan& p) { thresholdToFloats(p, in, out); }},
-               plans_[index]);
+    std::visit([&](const auto& p) { toFloats(p, in, out); }, plans_[index]);
 }
 
 template <class F>
@@ -263,33 +210,14 @@ Status CpuBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out)
 
 Status CpuBackend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
     if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
-    const std::size_t last = chain_.stages.size() - 1;
-    // An edge map's last stage writes its codes straight from the classes, a threshold's from
-    // the comparison (no float output plane, no encoding pass).
-    const bool written = std::visit(
-        Overloaded{[&](const EdgeStagePlan& p) {
-                       if (!p.spec.tracesEdges()) return false;
-                       runStagesBefore(last, luma, [&](auto in) { edgesToCodes(p, in, out); });
-                       return true;
-                   },
-                   [&](const ThresholdStagePlan& p) {
-                       runStagesBefore(last, luma, [&](auto in) { thresholdToCodes(p, in, stageOut_[last % 2].view(), out); });
-                       return true;
-                   },
-                   [](const auto&) { return false; }},
-        plans_[last]);
-    if (written) return {};
     if (fixed8_ && out.encoding.scale == 1.0 && out.encoding.offset == 0.0) {
         blur8(luma, out);
         return {};
     }
-    ChainOutput r;
-    if (Status s = process(luma, &r); !s) return s;
-    const int W = format_.width, H = format_.height;
-    pool_.parallelFor(laneGroups(H), [&](int g, int) {
-        const int y0 = g * kLanes, y1 = std::min(H, y0 + kLanes);
-        encodePlane8(ImageView<const float>(r.real.row(y0), W, y1 - y0, r.real.stride), out.encoding,
-                     out.data + y0 * out.stride, out.stride, out.step);
+    const std::size_t last = chain_.stages.size() - 1;
+    const ImageView<float> floats = stageOut_[last % 2].view();
+    runStagesBefore(last, luma, [&](auto in) {
+        std::visit([&](const auto& p) { toCodes(p, in, floats, out); }, plans_[last]);
     });
     return {};
 }

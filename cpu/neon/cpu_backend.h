@@ -75,8 +75,48 @@ private:
         bool strength = false;  ///< an edge strength plane
         bool sector = false;    ///< a Gabor bank's NMS sectors
         bool edges = false;     ///< edge classes and the hysteresis queue
+        bool halves = true;     ///< every Gabor stage's complex planes may hold half the columns
     };
     Planes planesFor() const;
+
+    // Each kind of stage, in the stage's file (cpu_blur.cpp, cpu_gabor.cpp, cpu_edges.cpp,
+    // cpu_threshold.cpp): one overload of each per kind. The backend's visits call the one for
+    // the plan they hold, so a kind without one does not compile.
+    /// Adds the planes the stage uses to `need`.
+    void planes(const BlurStagePlan& plan, Planes* need) const;
+    void planes(const GaborStagePlan& plan, Planes* need) const;
+    void planes(const EdgeStagePlan& plan, Planes* need) const;
+    void planes(const ThresholdStagePlan& plan, Planes* need) const;
+    /// The name of the kernel that runs the stage, as logs and --explain show it.
+    static std::string kernelName(const BlurStagePlan& plan);
+    static std::string kernelName(const GaborStagePlan& plan);
+    static std::string kernelName(const EdgeStagePlan& plan);
+    static std::string kernelName(const ThresholdStagePlan& plan);
+    /// The stage from `in` to floats in `out`.
+    template <class Src>
+    void toFloats(const BlurStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
+    template <class Src>
+    void toFloats(const GaborStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
+    template <class Src>
+    void toFloats(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
+    template <class Src>
+    void toFloats(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
+    /// The stage from `in` to 8-bit codes, `floats` a plane it may use: an edge map from its
+    /// classes, a threshold from its comparison; the others through floats (encodeTo).
+    template <class Src>
+    void toCodes(const BlurStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
+    template <class Src>
+    void toCodes(const GaborStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
+    template <class Src>
+    void toCodes(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
+    template <class Src>
+    void toCodes(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
+    /// A float plane to 8-bit codes through the output's encoding, in the workers.
+    void encodeTo(ImageView<const float> floats, const Output8& out);
+    /// Whether a blur needs the row-pass plane (any but a banded direct blur).
+    bool blurRows(const BlurPlan& plan) const { return !bandedDirect(plan); }
+    /// A Gabor filter's or bank's planes (a Gabor stage's, Gabor energy's).
+    void gaborPlanes(const GaborPlan& plan, Planes* need) const;
     /// Rows per band of the banded passes: two bands per worker, at least kLanes rows.
     int bandRows() const;
     /// Whether a direct blur runs banded (FirBand): where the horizontal pass each band repeats
@@ -176,17 +216,6 @@ private:
     /// An edges stage from its input to `out`.
     template <class Src>
     void edges(const EdgeStagePlan& plan, ImageView<const Src> in, const EdgeWriter& out);
-    /// An edges stage's output as floats, or as 8-bit codes.
-    template <class Src>
-    void edgesToFloats(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
-    template <class Src>
-    void edgesToCodes(const EdgeStagePlan& plan, ImageView<const Src> in, const Output8& out);
-    /// A threshold stage's output as floats (its mean in `out` first), or as 8-bit codes (its
-    /// mean in `mean`).
-    template <class Src>
-    void thresholdToFloats(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
-    template <class Src>
-    void thresholdToCodes(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> mean, const Output8& out);
 
     /// Runs stages [0, count) and calls f with the input of stage `count` (the luma or a float plane).
     template <class F>

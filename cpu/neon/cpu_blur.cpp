@@ -12,6 +12,26 @@
 
 namespace striate::cpu {
 
+void CpuBackend::planes(const BlurStagePlan& plan, Planes* need) const { need->rowPass |= blurRows(plan.blur); }
+
+std::string CpuBackend::kernelName(const BlurStagePlan& plan) {
+    return std::visit(Overloaded{[](const DirectBlur&) { return "blur.direct.fir-symmetric"; },
+                                 [](const BoxBlur&) { return "blur.boxes.running-sum-x4"; },
+                                 [](const RecursiveBlur&) { return "blur.recursive.yvv3"; }},
+                      plan.blur.method);
+}
+
+template <class Src>
+void CpuBackend::toFloats(const BlurStagePlan& plan, ImageView<const Src> in, ImageView<float> out) {
+    blur(plan.blur, in, out);
+}
+
+template <class Src>
+void CpuBackend::toCodes(const BlurStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out) {
+    toFloats(plan, in, floats);
+    encodeTo(floats, out);
+}
+
 bool CpuBackend::banded(const DirectBlur& plan) const { return bandedRadius(plan.radius()); }
 
 const DirectBlur* CpuBackend::bandedDirect(const BlurPlan& plan) const {
@@ -99,5 +119,9 @@ void CpuBackend::blur8(ImageView<const std::uint8_t> in, const Output8& out) {
 // its mean through these.
 template void CpuBackend::blur(const BlurPlan&, ImageView<const std::uint8_t>, ImageView<float>);
 template void CpuBackend::blur(const BlurPlan&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::toFloats(const BlurStagePlan&, ImageView<const std::uint8_t>, ImageView<float>);
+template void CpuBackend::toFloats(const BlurStagePlan&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::toCodes(const BlurStagePlan&, ImageView<const std::uint8_t>, ImageView<float>, const Output8&);
+template void CpuBackend::toCodes(const BlurStagePlan&, ImageView<const float>, ImageView<float>, const Output8&);
 
 } // namespace striate::cpu

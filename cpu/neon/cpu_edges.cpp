@@ -390,19 +390,45 @@ private:
 
 } // namespace
 
+void CpuBackend::planes(const EdgeStagePlan& plan, Planes* need) const {
+    need->edges = true;
+    need->strength |= !plan.spec.tracesEdges();
+    std::visit(Overloaded{[&](const CannyPlan& c) {
+                              if (blurRows(c.smoothing)) need->gauss = need->rowPass = true;
+                          },
+                          [&](const GaborEnergyPlan& g) {
+                              need->strength = need->sector = true;
+                              gaborPlanes(g.bank, need);
+                          }},
+               plan.method);
+}
+
+std::string CpuBackend::kernelName(const EdgeStagePlan& plan) {
+    return std::visit(Overloaded{[](const CannyPlan&) { return "edges.canny.fir-nms-hysteresis"; },
+                                 [](const GaborEnergyPlan&) { return "edges.gabor-energy.bank-nms-hysteresis"; }},
+                      plan.method);
+}
+
 template <class Src>
-void CpuBackend::edgesToFloats(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> out) {
+void CpuBackend::toFloats(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> out) {
     edges(plan, in, FloatEdges<Src>(plan.spec.output, class_.view(), strength_.view(), in, out));
 }
 
 template <class Src>
-void CpuBackend::edgesToCodes(const EdgeStagePlan& plan, ImageView<const Src> in, const Output8& out) {
-    edges(plan, in, CodeEdges<Src>(plan.spec.showsInput(), class_.view(), in, out));
+void CpuBackend::toCodes(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out) {
+    // An edge map's codes straight from the classes (no float plane, no encoding pass); the
+    // strength through floats.
+    if (plan.spec.tracesEdges()) {
+        edges(plan, in, CodeEdges<Src>(plan.spec.showsInput(), class_.view(), in, out));
+    } else {
+        toFloats(plan, in, floats);
+        encodeTo(floats, out);
+    }
 }
 
-template void CpuBackend::edgesToFloats(const EdgeStagePlan&, ImageView<const std::uint8_t>, ImageView<float>);
-template void CpuBackend::edgesToFloats(const EdgeStagePlan&, ImageView<const float>, ImageView<float>);
-template void CpuBackend::edgesToCodes(const EdgeStagePlan&, ImageView<const std::uint8_t>, const Output8&);
-template void CpuBackend::edgesToCodes(const EdgeStagePlan&, ImageView<const float>, const Output8&);
+template void CpuBackend::toFloats(const EdgeStagePlan&, ImageView<const std::uint8_t>, ImageView<float>);
+template void CpuBackend::toFloats(const EdgeStagePlan&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::toCodes(const EdgeStagePlan&, ImageView<const std::uint8_t>, ImageView<float>, const Output8&);
+template void CpuBackend::toCodes(const EdgeStagePlan&, ImageView<const float>, ImageView<float>, const Output8&);
 
 } // namespace striate::cpu

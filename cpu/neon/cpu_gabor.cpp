@@ -34,6 +34,34 @@ void magnitudeRow(const float* re, const float* im, float* out, int n) {
 
 } // namespace
 
+void CpuBackend::planes(const GaborStagePlan& plan, Planes* need) const { gaborPlanes(plan.gabor, need); }
+
+void CpuBackend::gaborPlanes(const GaborPlan& g, Planes* need) const {
+    const bool allRowWise = std::all_of(g.bank.begin(), g.bank.end(), [&](const auto& o) { return rowWise(o); });
+    const bool complex = !allRowWise || g.sink == GaborSink::Complex;
+    need->complex |= complex;
+    if (complex) need->halves &= g.demodulated && isBankSink(g.sink);
+    if (g.removeDc && !allRowWise) {
+        need->gauss = true;
+        need->rowPass |= !dcInStrips(g) && blurRows(g.dcBlur);
+    }
+}
+
+std::string CpuBackend::kernelName(const GaborStagePlan& plan) {
+    return plan.gabor.recursive ? "gabor.recursive.yvv3-complex" : "gabor.direct.fir-complex";
+}
+
+template <class Src>
+void CpuBackend::toFloats(const GaborStagePlan& plan, ImageView<const Src> in, ImageView<float> out) {
+    gabor(plan.gabor, in, out);
+}
+
+template <class Src>
+void CpuBackend::toCodes(const GaborStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out) {
+    toFloats(plan, in, floats);
+    encodeTo(floats, out);
+}
+
 template <class Src>
 void CpuBackend::gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o, bool first, ImageView<const Src> in,
                            ImageView<float> out) {
@@ -353,8 +381,12 @@ void CpuBackend::bankTail(const Response& a, const Response* b, const float* dc,
     }
 }
 
-// cpu_backend.cpp runs Gabor stages and cpu_edges.cpp the Gabor energy bank through these.
+// cpu_edges.cpp runs the Gabor energy bank through these.
 template void CpuBackend::gabor(const GaborPlan&, ImageView<const std::uint8_t>, ImageView<float>);
 template void CpuBackend::gabor(const GaborPlan&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::toFloats(const GaborStagePlan&, ImageView<const std::uint8_t>, ImageView<float>);
+template void CpuBackend::toFloats(const GaborStagePlan&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::toCodes(const GaborStagePlan&, ImageView<const std::uint8_t>, ImageView<float>, const Output8&);
+template void CpuBackend::toCodes(const GaborStagePlan&, ImageView<const float>, ImageView<float>, const Output8&);
 
 } // namespace striate::cpu

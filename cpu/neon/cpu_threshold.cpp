@@ -40,25 +40,32 @@ void thresholdRows(ThreadPool& pool, ImageView<const Src> in, ImageView<const fl
 
 } // namespace
 
+void CpuBackend::planes(const ThresholdStagePlan& plan, Planes* need) const { need->rowPass |= blurRows(plan.mean); }
+
+std::string CpuBackend::kernelName(const ThresholdStagePlan& plan) {
+    return std::visit(Overloaded{[](const DirectBlur&) { return "threshold.direct-mean-compare"; },
+                                 [](const BoxBlur&) { return "threshold.boxes-mean-compare"; },
+                                 [](const RecursiveBlur&) { return "threshold.recursive-mean-compare"; }},
+                      plan.mean.method);
+}
+
 template <class Src>
-void CpuBackend::thresholdToFloats(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> out) {
+void CpuBackend::toFloats(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> out) {
     // The local mean into the output plane (never the input's), then the comparison in place.
     blur(plan.mean, in, out);
     thresholdRows(pool_, in, ImageView<const float>(out), plan.spec.offset, out.data, out.stride, 1, 0.0f, 1.0f);
 }
 
 template <class Src>
-void CpuBackend::thresholdToCodes(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> mean,
-                                  const Output8& out) {
+void CpuBackend::toCodes(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> mean, const Output8& out) {
     blur(plan.mean, in, mean);
     thresholdRows(pool_, in, ImageView<const float>(mean), plan.spec.offset, out.data, out.stride, out.step,
                   encode8(0.0f, out.encoding), encode8(1.0f, out.encoding));
 }
 
-template void CpuBackend::thresholdToFloats(const ThresholdStagePlan&, ImageView<const std::uint8_t>, ImageView<float>);
-template void CpuBackend::thresholdToFloats(const ThresholdStagePlan&, ImageView<const float>, ImageView<float>);
-template void CpuBackend::thresholdToCodes(const ThresholdStagePlan&, ImageView<const std::uint8_t>, ImageView<float>,
-                                           const Output8&);
-template void CpuBackend::thresholdToCodes(const ThresholdStagePlan&, ImageView<const float>, ImageView<float>, const Output8&);
+template void CpuBackend::toFloats(const ThresholdStagePlan&, ImageView<const std::uint8_t>, ImageView<float>);
+template void CpuBackend::toFloats(const ThresholdStagePlan&, ImageView<const float>, ImageView<float>);
+template void CpuBackend::toCodes(const ThresholdStagePlan&, ImageView<const std::uint8_t>, ImageView<float>, const Output8&);
+template void CpuBackend::toCodes(const ThresholdStagePlan&, ImageView<const float>, ImageView<float>, const Output8&);
 
 } // namespace striate::cpu

@@ -6,6 +6,8 @@
 
 namespace striate::gles {
 
+int ComputePlanner::stage(const BlurStagePlan& plan, int in) { return blur(plan.blur, in); }
+
 int ComputePlanner::blur(const BlurPlan& plan, int in) {
     int source = in;
     for (int axis = 0; axis < 2; ++axis)

@@ -7,7 +7,7 @@
 
 namespace striate::gles {
 
-int ComputePlanner::edges(const EdgeStagePlan& plan, int in) {
+int ComputePlanner::stage(const EdgeStagePlan& plan, int in) {
     const EdgeSpec& spec = plan.spec;
     const int W = format_.width, H = format_.height;
     const int sector = plane(Format::R32UI);

@@ -7,6 +7,8 @@
 
 namespace striate::gles {
 
+int ComputePlanner::stage(const GaborStagePlan& plan, int in) { return gabor(plan.gabor, in); }
+
 int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     const int W = format_.width, H = format_.height;
     const int gauss = plan.removeDc ? blur(plan.dcBlur, in) : -1;

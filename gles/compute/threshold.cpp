@@ -6,7 +6,7 @@
 
 namespace striate::gles {
 
-int ComputePlanner::threshold(const ThresholdStagePlan& plan, int in) {
+int ComputePlanner::stage(const ThresholdStagePlan& plan, int in) {
     // The comparison over the mean, in place.
     const int mean = blur(plan.mean, in);
     ComputePass& pass = dispatch("threshold.comp", {}, groups(format_.width, kTile), groups(format_.height, kTile), "R32F, in place");

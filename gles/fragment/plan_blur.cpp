@@ -248,6 +248,8 @@ FragmentPlanner::Value FragmentPlanner::tiledDirect(double sigma, const Value& i
     return banded(b, x, in, tile, {y}, {Value{acquire(out), out}});
 }
 
+FragmentPlanner::Value FragmentPlanner::stage(const BlurStagePlan& plan, const Value& in) { return blur(plan.blur, in); }
+
 FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& in) {
     return std::visit(Overloaded{[&](const DirectBlur&) {
                                      if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0)

@@ -40,6 +40,8 @@ void unitTable(FragmentWriter& w, FragmentPlanner::Uniforms* uniforms) {
 
 } // namespace
 
+FragmentPlanner::Value FragmentPlanner::stage(const GaborStagePlan& plan, const Value& in) { return gabor(plan.gabor, in); }
+
 FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value& in) {
     Value gauss;
     if (plan.removeDc) gauss = blur(plan.dcBlur, in);
@@ -125,7 +127,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     return result;
 }
 
-FragmentPlanner::Value FragmentPlanner::edges(const EdgeStagePlan& plan, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::stage(const EdgeStagePlan& plan, const Value& in) {
     const EdgeSpec& spec = plan.spec;
     return std::visit(Overloaded{[&](const CannyPlan& c) { return cannyClasses(spec, c, in); },
                                  [&](const GaborEnergyPlan& g) { return edgeClasses(spec, false, in, gabor(g.bank, in)); }},

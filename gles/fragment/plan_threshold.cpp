@@ -4,7 +4,7 @@
 
 namespace striate::gles {
 
-FragmentPlanner::Value FragmentPlanner::threshold(const ThresholdStagePlan& plan, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::stage(const ThresholdStagePlan& plan, const Value& in) {
     // 1 where the input exceeds its local mean less the offset (u_threshold.x), else 0.
     const Value mean = blur(plan.mean, in);
     FragmentWriter w("threshold.compare", !packed_);

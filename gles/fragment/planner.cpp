@@ -255,11 +255,7 @@ void FragmentPlanner::planChain(const Chain& chain) {
     plan_->luma = newPlane(Plane::Kind::Luma, format_.width, format_.height);
     Value v{plan_->luma, PlaneFormat{PlaneKind::Luma8, false, 1, true}};
     for (std::size_t i = 0; i < chain.stages.size() && status_; ++i) {
-        v = std::visit(Overloaded{[&](const BlurStagePlan& p) { return blur(p.blur, v); },
-                                  [&](const GaborStagePlan& p) { return gabor(p.gabor, v); },
-                                  [&](const EdgeStagePlan& p) { return edges(p, v); },
-                                  [&](const ThresholdStagePlan& p) { return threshold(p, v); }},
-                       planStage(chain.stages[i]));
+        v = std::visit([&](const auto& p) { return stage(p, v); }, planStage(chain.stages[i]));
     }
     plan_->result = v;
     plan_->complexOutput = chain.complexOutput();

@@ -190,6 +190,15 @@ private:
     Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
                const Uniforms& uniforms = {}, int width = 0, int height = 0);
 
+    /// A stage's passes from `in`, returning its result: one overload per kind of stage, each in
+    /// the stage's file (plan_blur.cpp, plan_edges.cpp for a Gabor stage and edges,
+    /// plan_threshold.cpp). planChain calls the one for the plan it holds, so a kind without one
+    /// does not compile.
+    Value stage(const BlurStagePlan& plan, const Value& in);
+    Value stage(const GaborStagePlan& plan, const Value& in);
+    Value stage(const EdgeStagePlan& plan, const Value& in);
+    Value stage(const ThresholdStagePlan& plan, const Value& in);
+
     // plan_blur.cpp
     Value blur(const BlurPlan& plan, const Value& in);
     /// Both axes of a symmetric FIR on Quad planes (four pixels per RGBA32F texel), the result
@@ -236,9 +245,6 @@ private:
     bool response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const;
     // plan_edges.cpp
     Value gabor(const GaborPlan& plan, const Value& in);
-    Value edges(const EdgeStagePlan& plan, const Value& in);
-    /// The adaptive threshold: its mean, then the comparison (plan_threshold.cpp).
-    Value threshold(const ThresholdStagePlan& plan, const Value& in);
     /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.
     Value quadGradient(const Value& smooth);
     /// Canny: the smoothing, the gradient (quadGradient where the blur ends in quads), then

@@ -35,8 +35,6 @@ CASES = [
     # Edge methods: Canny and Gabor energy.
     ("cpu/reference/reference.cpp", "the reference's case EdgeMethod::Gabor", case("EdgeMethod::Gabor"), r"Gabor"),
     ("core/plan.cpp", "the plan of EdgeMethod::Gabor", case("EdgeMethod::Gabor"), r"Gabor"),
-    ("cpu/neon/cpu_backend.cpp", "the cpu's kernel name for Gabor energy (GaborEnergyPlan)",
-     alternative("GaborEnergyPlan"), r"GaborEnergyPlan"),
     ("cpu/neon/cpu_edges.cpp", "the cpu's Gabor energy (GaborEnergyPlan)", alternative("GaborEnergyPlan"),
      r"GaborEnergyPlan"),
     ("gles/compute/edges.cpp", "gles-compute's Gabor energy (GaborEnergyPlan)", alternative("GaborEnergyPlan"),
@@ -49,7 +47,8 @@ CASES = [
     ("cpu/reference/reference.cpp", "the reference's case BlurMethod::Boxes", case("BlurMethod::Boxes"), r"Boxes"),
     ("cpu/neon/fixed.cpp", "the 8-bit taps' case BlurMethod::Boxes", case("BlurMethod::Boxes"), r"Boxes"),
     ("cpu/neon/cpu_blur.cpp", "the cpu's box blur (BoxBlur)", alternative("BoxBlur"), r"BoxBlur"),
-    ("cpu/neon/cpu_backend.cpp", "the cpu's kernel name or scratch for a box blur (BoxBlur)", alternative("BoxBlur"),
+    ("cpu/neon/cpu_backend.cpp", "the cpu's scratch for a box blur (BoxBlur)", alternative("BoxBlur"), r"BoxBlur"),
+    ("cpu/neon/cpu_threshold.cpp", "the threshold's kernel name for a box mean (BoxBlur)", alternative("BoxBlur"),
      r"BoxBlur"),
     ("gles/compute/blur.cpp", "gles-compute's box blur (BoxBlur)", alternative("BoxBlur"), r"BoxBlur"),
     ("gles/fragment/plan_blur.cpp", "gles-fragment's box blur (BoxBlur)", alternative("BoxBlur"), r"BoxBlur"),
