@@ -113,7 +113,17 @@ std::vector<StageInfo> makeStageInfos() {
                                               "How the Gaussian is computed (method=recursive needs sigma >= 0.5)",
                                               kBlurMethodInfo)},
                    {"blur sigma=2 method=direct", "blur sigma=6 method=boxes", "blur sigma=8 method=recursive", "blur sigma=1"},
-                   {"blur sigma=2", "blur sigma=8"}});
+                   {"blur sigma=2", "blur sigma=8"},
+                   /**
+                    * SECTION:element-striateblur
+                    *
+                    * Gaussian blur of grey, YUV (every plane; chroma at half the sigma) or RGB (every colour
+                    * channel) video, or of the luma to GRAY8 / GRAY16_LE.
+                    *
+                    *     gst-launch-1.0 striatesrc ! video/x-raw,format=I420 ! striateblur sigma=8 ! videoconvert ! autovideosink
+                    */
+                   {"Striate Gaussian blur", "Filter/Effect/Video",
+                    "Gaussian blur: direct, repeated boxes or recursive (constant time)", true}});
     all.push_back(
         {"gabor", "Gabor filter or orientation bank (docs/algorithms.md 3)", GaborSpec{},
          {field<&GaborSpec::sigma>("sigma", "Sigma", "Standard deviation of the Gaussian envelope, in pixels", kMinSigma,
@@ -143,7 +153,17 @@ std::vector<StageInfo> makeStageInfos() {
           "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=imaginary",
           "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=phase",
           "gabor sigma=4 wavelength=8 orientation=60 method=recursive output=complex"},
-         {"gabor sigma=4 wavelength=8 orientations=6"}});
+         {"gabor sigma=4 wavelength=8 orientations=6"},
+         /**
+          * SECTION:element-striategabor
+          *
+          * Gabor filtering of the luma: one orientation (magnitude, real, imaginary or phase) or the
+          * maximum magnitude over a bank of orientations, as GRAY8 or GRAY16_LE.
+          *
+          *     gst-launch-1.0 striatesrc scene=grating ! striategabor orientations=6 gain=4 ! videoconvert ! autovideosink
+          */
+         {"Striate Gabor filter", "Filter/Analyzer/Video",
+          "Recursive or direct Gabor filter, single orientation or bank, on the luma", false}});
     all.push_back(
         {"edges", "Edge detection: Canny or Gabor energy (docs/algorithms.md 4.1-4.2)", EdgeSpec{},
          {choice<&EdgeSpec::method>("method", "Method", "Canny, or the local energy of a Gabor bank (steps and lines)",
@@ -162,7 +182,15 @@ std::vector<StageInfo> makeStageInfos() {
           choice<&EdgeSpec::output>("output", "Output", "Edge map, edge strength, or edges drawn over the luma",
                                     kEdgeOutputInfo)},
          {"edges", "edges output=strength", "edges output=overlay", "edges method=gabor"},
-         {"edges"}});
+         {"edges"},
+         /**
+          * SECTION:element-striateedges
+          *
+          * Edge detection on the luma (Canny, or Gabor energy), as GRAY8 or GRAY16_LE.
+          *
+          *     gst-launch-1.0 striatesrc ! video/x-raw,format=NV12,width=1280,height=720 ! striateedges ! videoconvert ! autovideosink
+          */
+         {"Striate edge detection", "Filter/Analyzer/Video", "Canny or Gabor-energy edges of the luma", false}});
     all.push_back(
         {"threshold", "Adaptive threshold: 1 above the local Gaussian mean less offset (docs/algorithms.md 4.3)",
          ThresholdSpec{},
@@ -176,7 +204,17 @@ std::vector<StageInfo> makeStageInfos() {
                                          kBlurMethodInfo)},
          {"threshold sigma=4 offset=0.02", "threshold sigma=2 offset=0.01 method=direct",
           "threshold sigma=6 offset=-0.02 method=boxes", "threshold sigma=8 offset=0.04 method=recursive"},
-         {"threshold"}});
+         {"threshold"},
+         /**
+          * SECTION:element-striatethreshold
+          *
+          * Adaptive threshold of the luma (OpenCV's adaptiveThreshold, Gaussian, THRESH_BINARY): 255
+          * where a pixel exceeds its local Gaussian mean less the offset, else 0.
+          *
+          *     gst-launch-1.0 striatesrc scene=text ! striatethreshold sigma=4 offset=0.02 ! videoconvert ! autovideosink
+          */
+         {"Striate adaptive threshold", "Filter/Analyzer/Video",
+          "Binarisation against the local Gaussian mean less an offset", false}});
     // The tables are indexed by the variant's index (stageInfo).
     if (all.size() != std::variant_size_v<Stage>) std::abort();
     for (std::size_t i = 0; i < all.size(); ++i)

@@ -72,6 +72,15 @@ struct StageInfo {
     /// The stage's main chains: what `striate selftest` times for `auto` (which compares backends
     /// on the chains ending in the same kind of stage) and the boards' estimates cover.
     std::vector<const char*> timed;
+    /// Its GStreamer element, striate<name> of type GstStriate<Name> (pipeline/stage_elements.cpp
+    /// registers one per stage): gst-inspect-1.0's metadata, and whether colour passes through.
+    struct Element {
+        const char* longName;
+        const char* classification;
+        const char* description;
+        /// Colour formats pass through with every plane filtered (striateblur); others output grey.
+        bool keepsFormat = false;
+    } element;
 
     const ParamDef* param(std::string_view key) const;
 };

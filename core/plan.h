@@ -185,6 +185,14 @@ struct ThresholdStagePlan {
     const GaborPlan* gaborPlan() const { return nullptr; }
 };
 using StagePlan = std::variant<BlurStagePlan, GaborStagePlan, EdgeStagePlan, ThresholdStagePlan>;
+/// Every kind of stage's plan, as StagePlan lists them: STRIATE_STAGE_PLANS(F) is F(BlurStagePlan)
+/// F(GaborStagePlan) ... A backend declares its functions of a stage for every kind in one line
+/// of its header and defines them in the stage's file (docs/architecture.md, "Adding a stage").
+#define STRIATE_STAGE_PLANS(F) F(BlurStagePlan) F(GaborStagePlan) F(EdgeStagePlan) F(ThresholdStagePlan)
+#define STRIATE_COUNT_ONE(P) +1
+static_assert(std::variant_size_v<StagePlan> == 0 STRIATE_STAGE_PLANS(STRIATE_COUNT_ONE),
+              "STRIATE_STAGE_PLANS lists every StagePlan alternative");
+#undef STRIATE_COUNT_ONE
 StagePlan planStage(const Stage& stage);
 /// The Gaussian blurs a stage runs (its own, canny's smoothing, a Gabor's DC blur, a threshold's
 /// mean) and its Gabor filter or bank, if any.

@@ -130,12 +130,11 @@ private:
     static void cascade(ComputePass& p, const CascadeFloat& f);
 
     /// A stage's dispatches from plane `in`, returning the plane of its result: one overload per
-    /// kind of stage, each in the stage's file (gles/compute/blur.cpp ...). planChain calls the
-    /// one for the plan it holds, so a kind without one does not compile.
-    int stage(const BlurStagePlan& plan, int in);
-    int stage(const GaborStagePlan& plan, int in);
-    int stage(const EdgeStagePlan& plan, int in);
-    int stage(const ThresholdStagePlan& plan, int in);
+    /// kind of stage (STRIATE_STAGE_PLANS), each in the stage's file (gles/compute/blur.cpp ...),
+    /// which planChain calls for the plan it holds.
+#define STRIATE_DECLARE(Plan) int stage(const Plan& plan, int in);
+    STRIATE_STAGE_PLANS(STRIATE_DECLARE)
+#undef STRIATE_DECLARE
 
     int blur(const BlurPlan& plan, int in);
     /// One axis of a blur (0: rows, 1: columns) from plane `source`; returns the plane it wrote.

@@ -30,8 +30,6 @@ using namespace striate::gst;
 
 enum { PROP_0, PROP_BACKEND, PROP_BOARD, PROP_ACTIVE_BACKEND };
 
-bool keepsFormat(GstBaseTransform* t) { return GST_STRIATE_FILTER_GET_CLASS(t)->keeps_format; }
-
 GstCaps* transformCaps(GstBaseTransform* t, GstPadDirection direction, GstCaps* caps, GstCaps* filter) {
 #ifdef STRIATE_HAVE_GSTGL
     const bool glChain = true;

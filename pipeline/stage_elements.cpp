@@ -1,6 +1,8 @@
 // The stage elements: striate<stage> for each kind of stage (striateblur ...), one GType
-// each, whose properties are made from their stage's parameter table (core/params.h). Adding a
-// stage's element is one entry of kStageElements.
+// each, whose metadata and properties are made from their stage's table (core/params.h,
+// StageInfo::element and params). A new stage's table gives it its element.
+#include <string>
+
 #include "core/params.h"
 #include "pipeline/elements.h"
 #include "pipeline/enums.h"
@@ -9,60 +11,6 @@
 namespace {
 
 using namespace striate;
-
-/// An element that runs one stage: its GType name, its metadata, and its stage by name.
-struct StageElement {
-    const char* factory;  ///< gst-launch-1.0's name
-    const char* typeName;
-    const char* stage;
-    const char* longName;
-    const char* classification;
-    const char* description;
-    /// Colour formats pass through with every plane filtered (striateblur); others output grey.
-    bool keepsFormat;
-};
-
-constexpr StageElement kStageElements[] = {
-    /**
-     * SECTION:element-striateblur
-     *
-     * Gaussian blur of grey, YUV (every plane; chroma at half the sigma) or RGB (every colour
-     * channel) video, or of the luma to GRAY8 / GRAY16_LE.
-     *
-     *     gst-launch-1.0 striatesrc ! video/x-raw,format=I420 ! striateblur sigma=8 ! videoconvert ! autovideosink
-     */
-    {"striateblur", "GstStriateBlur", "blur", "Striate Gaussian blur", "Filter/Effect/Video",
-     "Gaussian blur: direct, repeated boxes or recursive (constant time)", true},
-    /**
-     * SECTION:element-striategabor
-     *
-     * Gabor filtering of the luma: one orientation (magnitude, real, imaginary or phase) or the
-     * maximum magnitude over a bank of orientations, as GRAY8 or GRAY16_LE.
-     *
-     *     gst-launch-1.0 striatesrc scene=grating ! striategabor orientations=6 gain=4 ! videoconvert ! autovideosink
-     */
-    {"striategabor", "GstStriateGabor", "gabor", "Striate Gabor filter", "Filter/Analyzer/Video",
-     "Recursive or direct Gabor filter, single orientation or bank, on the luma", false},
-    /**
-     * SECTION:element-striateedges
-     *
-     * Edge detection on the luma (Canny, or Gabor energy), as GRAY8 or GRAY16_LE.
-     *
-     *     gst-launch-1.0 striatesrc ! video/x-raw,format=NV12,width=1280,height=720 ! striateedges ! videoconvert ! autovideosink
-     */
-    {"striateedges", "GstStriateEdges", "edges", "Striate edge detection", "Filter/Analyzer/Video",
-     "Canny or Gabor-energy edges of the luma", false},
-    /**
-     * SECTION:element-striatethreshold
-     *
-     * Adaptive threshold of the luma (OpenCV's adaptiveThreshold, Gaussian, THRESH_BINARY): 255
-     * where a pixel exceeds its local Gaussian mean less the offset, else 0.
-     *
-     *     gst-launch-1.0 striatesrc scene=text ! striatethreshold sigma=4 offset=0.02 ! videoconvert ! autovideosink
-     */
-    {"striatethreshold", "GstStriateThreshold", "threshold", "Striate adaptive threshold", "Filter/Analyzer/Video",
-     "Binarisation against the local Gaussian mean less an offset", false},
-};
 
 struct GstStriateStage {
     GstStriateFilter parent;
@@ -135,8 +83,8 @@ GParamSpec* paramSpec(const ParamDef& p, const Stage& defaults) {
 }
 
 void classInit(gpointer klass, gpointer data) {
-    const auto* element = static_cast<const StageElement*>(data);
-    const StageInfo& stage = *findStage(element->stage);
+    const StageInfo& stage = *static_cast<const StageInfo*>(data);
+    const StageInfo::Element& element = stage.element;
     static_cast<GstStriateStageClass*>(klass)->stage = &stage;
     auto* gobject = G_OBJECT_CLASS(klass);
     gobject->set_property = setProperty;
@@ -148,10 +96,10 @@ void classInit(gpointer klass, gpointer data) {
             gst_type_mark_as_plugin_api(gst_striate_enum_get_type(*p.values), static_cast<GstPluginAPIFlags>(0));
     }
     auto* e = GST_ELEMENT_CLASS(klass);
-    gst_element_class_set_static_metadata(e, element->longName, element->classification, element->description,
+    gst_element_class_set_static_metadata(e, element.longName, element.classification, element.description,
                                           "Striate developers");
-    gst::addPadTemplates(e, element->keepsFormat);
-    GST_STRIATE_FILTER_CLASS(klass)->keeps_format = element->keepsFormat;
+    gst::addPadTemplates(e, element.keepsFormat);
+    GST_STRIATE_FILTER_CLASS(klass)->keeps_format = element.keepsFormat;
 }
 
 void instanceInit(GTypeInstance* instance, gpointer klass) {
@@ -159,11 +107,19 @@ void instanceInit(GTypeInstance* instance, gpointer klass) {
     gst::setInitialChain(reinterpret_cast<GstStriateFilter*>(instance), Chain{{stage.defaults}});
 }
 
-GType registerStageElement(const StageElement& element) {
-    if (GType type = g_type_from_name(element.typeName)) return type;
-    const GTypeInfo info = {sizeof(GstStriateStageClass), nullptr, nullptr, classInit, nullptr, &element,
+/// GstStriate<Name>: the stage's name with a capital.
+std::string typeNameOf(const StageInfo& stage) {
+    std::string name = std::string("GstStriate") + stage.name;
+    name[10] = static_cast<char>(g_ascii_toupper(name[10]));
+    return name;
+}
+
+GType registerStageElement(const StageInfo& stage) {
+    const std::string typeName = typeNameOf(stage);
+    if (GType type = g_type_from_name(typeName.c_str())) return type;
+    const GTypeInfo info = {sizeof(GstStriateStageClass), nullptr, nullptr, classInit, nullptr, &stage,
                             sizeof(GstStriateStage), 0, instanceInit, nullptr};
-    return g_type_register_static(GST_TYPE_STRIATE_FILTER, element.typeName, &info, static_cast<GTypeFlags>(0));
+    return g_type_register_static(GST_TYPE_STRIATE_FILTER, typeName.c_str(), &info, static_cast<GTypeFlags>(0));
 }
 
 } // namespace
@@ -171,8 +127,10 @@ GType registerStageElement(const StageElement& element) {
 namespace striate::gst {
 
 bool registerStageElements(GstPlugin* plugin) {
-    for (const StageElement& element : kStageElements)
-        if (!gst_element_register(plugin, element.factory, GST_RANK_NONE, registerStageElement(element))) return false;
+    for (const StageInfo& stage : stageInfos())
+        if (!gst_element_register(plugin, (std::string("striate") + stage.name).c_str(), GST_RANK_NONE,
+                                  registerStageElement(stage)))
+            return false;
     return true;
 }
 

@@ -79,38 +79,23 @@ private:
     };
     Planes planesFor() const;
 
-    // Each kind of stage, in the stage's file (cpu_blur.cpp, cpu_gabor.cpp, cpu_edges.cpp,
-    // cpu_threshold.cpp): one overload of each per kind. The backend's visits call the one for
-    // the plan they hold, so a kind without one does not compile.
-    /// Adds the planes the stage uses to `need`.
-    void planes(const BlurStagePlan& plan, Planes* need) const;
-    void planes(const GaborStagePlan& plan, Planes* need) const;
-    void planes(const EdgeStagePlan& plan, Planes* need) const;
-    void planes(const ThresholdStagePlan& plan, Planes* need) const;
-    /// The name of the kernel that runs the stage, as logs and --explain show it.
-    static std::string kernelName(const BlurStagePlan& plan);
-    static std::string kernelName(const GaborStagePlan& plan);
-    static std::string kernelName(const EdgeStagePlan& plan);
-    static std::string kernelName(const ThresholdStagePlan& plan);
-    /// The stage from `in` to floats in `out`.
-    template <class Src>
-    void toFloats(const BlurStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
-    template <class Src>
-    void toFloats(const GaborStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
-    template <class Src>
-    void toFloats(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
-    template <class Src>
-    void toFloats(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> out);
-    /// The stage from `in` to 8-bit codes, `floats` a plane it may use: an edge map from its
-    /// classes, a threshold from its comparison; the others through floats (encodeTo).
-    template <class Src>
-    void toCodes(const BlurStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
-    template <class Src>
-    void toCodes(const GaborStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
-    template <class Src>
-    void toCodes(const EdgeStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
-    template <class Src>
-    void toCodes(const ThresholdStagePlan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
+    // Each kind of stage (STRIATE_STAGE_PLANS), in the stage's file (cpu_blur.cpp, cpu_gabor.cpp,
+    // cpu_edges.cpp, cpu_threshold.cpp), each function instantiated there for 8-bit and float
+    // input. The backend's visits call the one for the plan they hold:
+    // - planes: adds the planes the stage uses to `need`;
+    // - kernelName: the kernel that runs the stage, as logs and --explain show it;
+    // - toFloats: the stage from `in` to floats in `out`;
+    // - toCodes: the stage from `in` to 8-bit codes, `floats` a plane it may use: an edge map
+    //   from its classes, a threshold from its comparison, the others through floats (encodeTo).
+#define STRIATE_DECLARE(Plan)                                                                              \
+    void planes(const Plan& plan, Planes* need) const;                                                     \
+    static std::string kernelName(const Plan& plan);                                                       \
+    template <class Src>                                                                                   \
+    void toFloats(const Plan& plan, ImageView<const Src> in, ImageView<float> out);                        \
+    template <class Src>                                                                                   \
+    void toCodes(const Plan& plan, ImageView<const Src> in, ImageView<float> floats, const Output8& out);
+    STRIATE_STAGE_PLANS(STRIATE_DECLARE)
+#undef STRIATE_DECLARE
     /// A float plane to 8-bit codes through the output's encoding, in the workers.
     void encodeTo(ImageView<const float> floats, const Output8& out);
     /// Whether a blur needs the row-pass plane (any but a banded direct blur).

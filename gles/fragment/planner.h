@@ -190,14 +190,12 @@ private:
     Value full(const FragmentShader& shader, const std::vector<Value>& inputs, const PlaneFormat& out,
                const Uniforms& uniforms = {}, int width = 0, int height = 0);
 
-    /// A stage's passes from `in`, returning its result: one overload per kind of stage, each in
-    /// the stage's file (plan_blur.cpp, plan_edges.cpp for a Gabor stage and edges,
-    /// plan_threshold.cpp). planChain calls the one for the plan it holds, so a kind without one
-    /// does not compile.
-    Value stage(const BlurStagePlan& plan, const Value& in);
-    Value stage(const GaborStagePlan& plan, const Value& in);
-    Value stage(const EdgeStagePlan& plan, const Value& in);
-    Value stage(const ThresholdStagePlan& plan, const Value& in);
+    /// A stage's passes from `in`, returning its result: one overload per kind of stage
+    /// (STRIATE_STAGE_PLANS), each in the stage's file (plan_blur.cpp, plan_edges.cpp for a Gabor
+    /// stage and edges, plan_threshold.cpp), which planChain calls for the plan it holds.
+#define STRIATE_DECLARE(Plan) Value stage(const Plan& plan, const Value& in);
+    STRIATE_STAGE_PLANS(STRIATE_DECLARE)
+#undef STRIATE_DECLARE
 
     // plan_blur.cpp
     Value blur(const BlurPlan& plan, const Value& in);
