@@ -192,12 +192,14 @@ Status benchGles(const std::vector<std::pair<int, int>>& sizes, const Image<std:
             if (Status s = cpuBackend.configure(chain, FrameFormat{W, H}); !s) return s;
             for (const Target& t : targets) {
                 if (!t.appliesTo(text)) continue;
-                BackendOptions options{threads, t.board};
-                options.fragment.recursiveForm = t.form;
-                options.fragment.hysteresis = t.hysteresis;
+                const BackendOptions options{threads, t.board};
+                gles::FragmentOptions forms;
+                forms.recursiveForm = t.form;
+                forms.hysteresis = t.hysteresis;
                 std::unique_ptr<Backend> gpu;
                 std::string fallback;
-                if (Status s = startBackend(t.kind, options, chain, FrameFormat{W, H}, &gpu, &fallback); !s) return s;
+                if (Status s = startBackendWithForms(t.kind, options, forms, chain, FrameFormat{W, H}, &gpu, &fallback); !s)
+                    return s;
                 const std::string name = t.name();
                 if (!fallback.empty()) {
                     std::printf("%-10s %-44s skipped: %s\n", size.c_str(), (std::string(text) + " on " + name).c_str(),

@@ -45,12 +45,12 @@ const Probe& machine() {
 
 /// A GLES backend of `kind` under the board's limits, or the reason it cannot run (a frame beyond
 /// the texture limit among them: the GLES backends do not tile, the cpu backend takes it).
-Status startGles(BackendKind kind, const BoardLimits& limits, const BackendOptions& options, const Chain& chain,
+Status startGles(BackendKind kind, const BoardLimits& limits, const gles::FragmentOptions& forms, const Chain& chain,
                  const FrameFormat& format, std::unique_ptr<Backend>* out) {
     std::unique_ptr<Backend> b;
     if (kind == BackendKind::GlesFragment) {
         std::unique_ptr<gles::FragmentBackend> f;
-        if (Status s = gles::FragmentBackend::create(limits, options.fragment, &f); !s) return s;
+        if (Status s = gles::FragmentBackend::create(limits, forms, &f); !s) return s;
         b = std::move(f);
     } else {
         if (!limits.compute)
@@ -169,8 +169,8 @@ Status chooseBackend(BackendKind kind, const BackendOptions& options, const Chai
 
 namespace {
 
-Status startUnguarded(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
-                      std::unique_ptr<Backend>* out, std::string* fallback) {
+Status startUnguarded(BackendKind kind, const BackendOptions& options, const gles::FragmentOptions& forms,
+                      const Chain& chain, const FrameFormat& format, std::unique_ptr<Backend>* out, std::string* fallback) {
     BackendChoice choice;
     if (Status s = chooseBackend(kind, options, chain, format, Placement::OwnContext, &choice); !s) return s;
     *fallback = choice.fallback;
@@ -184,7 +184,7 @@ Status startUnguarded(BackendKind kind, const BackendOptions& options, const Cha
     case BackendKind::GlesCompute:
     case BackendKind::GlesFragment: {
 #ifdef STRIATE_HAVE_GLES
-        const Status s = startGles(choice.kind, choice.limits, options, chain, format, out);
+        const Status s = startGles(choice.kind, choice.limits, forms, chain, format, out);
         if (s) return s;
         *fallback = s.message();
 #endif
@@ -200,10 +200,16 @@ Status startUnguarded(BackendKind kind, const BackendOptions& options, const Cha
 
 Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                     std::unique_ptr<Backend>* out, std::string* fallback) {
+    return startBackendWithForms(kind, options, gles::FragmentOptions{}, chain, format, out, fallback);
+}
+
+Status startBackendWithForms(BackendKind kind, const BackendOptions& options, const gles::FragmentOptions& forms,
+                             const Chain& chain, const FrameFormat& format, std::unique_ptr<Backend>* out,
+                             std::string* fallback) {
     // A backend's planes for a large frame can exceed what the process may allocate (a 32-bit
     // board, a memory limit): an error naming the frame, never an exception through GStreamer.
     try {
-        return startUnguarded(kind, options, chain, format, out, fallback);
+        return startUnguarded(kind, options, forms, chain, format, out, fallback);
     } catch (const std::bad_alloc&) {
         out->reset();
         return Status::error("not enough memory for " + std::to_string(format.width) + "x" +
@@ -220,7 +226,7 @@ Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, co
     if (choice.kind != BackendKind::GlesFragment)
         return Status::error("only gles-fragment runs in the caller's GLES context");
     std::unique_ptr<gles::FragmentBackend> b;
-    if (Status s = gles::FragmentBackend::createInCurrentContext(choice.limits, choice.options.fragment, &b, std::move(programs)); !s)
+    if (Status s = gles::FragmentBackend::createInCurrentContext(choice.limits, choice.fragment, &b, std::move(programs)); !s)
         return s;
     if (Status s = b->configure(chain, format); !s) return s;
     *out = std::move(b);

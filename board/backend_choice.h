@@ -29,6 +29,7 @@ struct BackendChoice {
     BackendKind kind = BackendKind::Cpu;
     BackendOptions options;
     BoardLimits limits;  ///< a GPU kind's (the same layout in every build: without GLES, unused)
+    gles::FragmentOptions fragment;  ///< gles-fragment's forms: the defaults, unless a test forces one
     std::string fallback;
 };
 
@@ -45,6 +46,12 @@ Status chooseBackend(BackendKind requested, const BackendOptions& options, const
                      Placement placement, BackendChoice* out);
 
 // startBackend (core/backend.h), the one public way to make a backend, is defined here.
+
+/// startBackend with gles-fragment's forms forced (the tests and benchmarks force each); the
+/// public one runs the defaults.
+Status startBackendWithForms(BackendKind kind, const BackendOptions& options, const gles::FragmentOptions& forms,
+                             const Chain& chain, const FrameFormat& format, std::unique_ptr<Backend>* out,
+                             std::string* fallback);
 
 #ifdef STRIATE_HAVE_GLES
 /// A Placement::CurrentContext choice made: gles-fragment in the context current on the calling

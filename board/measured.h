@@ -35,7 +35,7 @@ Status writeMeasurements(const std::string& path, const Measurements& m);
 bool readMeasurements(const std::string& path, Measurements* m);
 
 /// The fastest backend measured for chains whose last stage is of the same kind as `chain`'s
-/// (blur, gabor, edges; every chain when `chain` is null), by the sum of its times over the sizes
+/// (a blur, a Gabor, edges, a threshold; every chain when `chain` is null), by the sum of its times over the sizes
 /// every candidate was measured at; among `allowed`. Empty when nothing comparable was measured.
 /// `reason` lists the sums.
 std::optional<BackendKind> fastestMeasured(const Measurements& m, const Chain* chain,

@@ -28,15 +28,17 @@ install(TARGETS ${STRIATE_LIBRARIES} striate_all striate_warnings EXPORT striate
         INCLUDES DESTINATION ${STRIATE_INCLUDE_SUBDIR})
 install(EXPORT striateTargets NAMESPACE striate:: DESTINATION ${STRIATE_CMAKE_DIR})
 
-# The public headers are core/'s alone (specs, the parameter tables and chain parser, Backend and
-# startBackend, which makes every backend by kind, images): the rest is the library's inside.
-install(DIRECTORY core/ DESTINATION ${STRIATE_INCLUDE_SUBDIR}/core FILES_MATCHING PATTERN "*.h")
+# The public headers, what a program that runs chains needs: Backend and startBackend, which makes
+# every backend by kind (backend.h), the chain parser (chain.h), the specs (spec.h) and their
+# parameter tables (params.h), images and Status. The rest of core/ (plans, coefficients, the
+# recursive filters' responses, liveness, the flood) is the library's inside, as every other
+# folder is; tests/scripts/package_test.sh compiles each installed header alone.
+install(FILES core/backend.h core/chain.h core/image.h core/params.h core/spec.h core/status.h
+        DESTINATION ${STRIATE_INCLUDE_SUBDIR}/core)
 
 set(STRIATE_PC_REQUIRES "")
-set(STRIATE_PC_CFLAGS "")
 if(STRIATE_WITH_GLES)
   set(STRIATE_PC_REQUIRES "egl glesv2 gbm")
-  set(STRIATE_PC_CFLAGS " -DSTRIATE_HAVE_GLES=1")
 endif()
 list(TRANSFORM STRIATE_LIBRARIES PREPEND "-l" OUTPUT_VARIABLE STRIATE_PC_LIBS)
 list(JOIN STRIATE_PC_LIBS " " STRIATE_PC_LIBS)
@@ -115,8 +117,8 @@ set(CPACK_PACKAGE_CONTACT "Striate developers <striate@localhost>")
 # The summary line is both packages' (CPack's DEB generator has one); each body says what it holds.
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Vision filters for camera boards (Striate)")
 set(CPACK_PACKAGE_DESCRIPTION
-    "Gaussian blur, recursive Gabor filtering and live edge detection on the GPU of small camera \
-devices through OpenGL ES (3.1 compute, or 2.0/3.0 fragment passes), with a NEON cpu path: the \
+    "Gaussian blur, recursive Gabor filtering, live edge detection and adaptive threshold on the GPU of \
+small camera devices through OpenGL ES (3.1 compute, or 2.0/3.0 fragment passes), with a NEON cpu path: the \
 GStreamer plugin striate (striateblur, striategabor, striateedges, striatethreshold, striatechain, striatesrc), the striate tool \
 and the library's headers, archives, striate.pc and CMake package.")
 set(CPACK_COMPONENT_STRIATE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")

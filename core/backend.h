@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "core/chain.h"
-#include "core/gpu_forms.h"
 #include "core/image.h"
 #include "core/status.h"
 
@@ -106,7 +105,6 @@ public:
 struct BackendOptions {
     int threads = 0;    ///< cpu backend threads; <= 0: one per hardware thread
     std::string board;  ///< board profile name; empty or "auto": STRIATE_BOARD, device tree, host
-    gles::FragmentOptions fragment{};  ///< gles-fragment's forms (the tests and benchmarks force each)
 };
 
 /// The one public way to make a backend: the backend of `kind` (auto: the one choice of

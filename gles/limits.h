@@ -2,14 +2,14 @@
 
 #include <cstddef>
 
-#include "core/gpu_forms.h"
 #include "core/spec.h"
+#include "gles/fragment_options.h"
 
 /// What the GLES backends may use, declared once: board profiles (board/profile.h) fill it, the
 /// probe caps it, the fragment planner splits shaders to its budget, and both backends read it.
 /// Plain data: no GL here, so board/ and the tools include it whether or not GLES is built.
 /// gles-fragment's options (the forms it may choose among; tests and benchmarks force each) are
-/// core/gpu_forms.h's, which BackendOptions carries to the backend.
+/// gles/fragment_options.h's.
 namespace striate::gles {
 
 /// Static cost of one generated fragment shader, counted by the generator as it emits the code

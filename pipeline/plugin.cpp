@@ -33,5 +33,6 @@ static gboolean plugin_init(GstPlugin* plugin) {
 // License: LGPL-2.1-or-later (LICENSE), GStreamer's convention for plugins.
 #define PACKAGE "striate"
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, striate,
-                  "Vision filters for camera boards: Gaussian blur, Gabor, edges, a synthetic camera",
+                  "Vision filters for camera boards: Gaussian blur, Gabor, edges, adaptive threshold, "
+                  "a synthetic camera",
                   plugin_init, STRIATE_VERSION, "LGPL", "Striate", STRIATE_ORIGIN)

@@ -168,7 +168,7 @@ TEST(Budgets, NewValuesOfTheSameStructureCompileNothing) {
                               FrameFormat{64, 48}, Placement::OwnContext, &choice));
     for (const auto& [before, after] : changes) {
         std::unique_ptr<gles::FragmentBackend> b;
-        ASSERT_TRUE(gles::FragmentBackend::create(choice.limits, choice.options.fragment, &b));
+        ASSERT_TRUE(gles::FragmentBackend::create(choice.limits, gles::FragmentOptions{}, &b));
         ASSERT_TRUE(b->configure(chainOf(before), FrameFormat{64, 48}));
         const std::size_t programs = b->programCount();
         ASSERT_TRUE(b->configure(chainOf(after), FrameFormat{64, 48}));
@@ -284,10 +284,10 @@ void expectSameResults(const char* board, const char* text, test::Size size, con
     const Image<std::uint8_t> in = test::scene(size);
     ChainOutput out[2];
     for (int i = 0; i < 2; ++i) {
-        BackendOptions options{0, board};
-        options.fragment = fragment[i];
+        const BackendOptions options{0, board};
         std::string fallback;
-        ASSERT_TRUE(startBackend(BackendKind::GlesFragment, options, chain, FrameFormat{size.w, size.h}, &b[i], &fallback));
+        ASSERT_TRUE(startBackendWithForms(BackendKind::GlesFragment, options, fragment[i], chain,
+                                          FrameFormat{size.w, size.h}, &b[i], &fallback));
         ASSERT_EQ(fallback, "") << text;
         ASSERT_TRUE(b[i]->process(in.view(), &out[i]));
     }

@@ -267,7 +267,7 @@ TEST_F(OwnersContext, ASecondBackendWithTheFirstsProgramsCompilesNoneAgain) {
 
         const int major = ctx->info().major >= 3 ? 2 : 3;  // a version this context is not
         std::unique_ptr<gles::FragmentBackend> other;
-        const Status refused = gles::FragmentBackend::createInCurrentContext(choice.limits, choice.options.fragment, &other,
+        const Status refused = gles::FragmentBackend::createInCurrentContext(choice.limits, gles::FragmentOptions{}, &other,
                                                                              std::make_shared<gles::ProgramCache>(major, 0));
         EXPECT_FALSE(refused);
         EXPECT_NE(refused.message().find("the program cache given is for GLES " + std::to_string(major) + ".0"), std::string::npos)

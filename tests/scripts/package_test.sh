@@ -132,6 +132,20 @@ if [ -z "${STRIATE_EMULATOR:-}" ]; then
 fi
 
 if [ -z "${STRIATE_EMULATOR:-}" ]; then
+    # The public headers alone: each compiles by itself against the package's include directory
+    # (no header of the source tree), and none names a GLES type or header (gles::, EGL, GLES).
+    headers=$(cd "$root/usr/include/striate" && find . -name '*.h' | sort)
+    bad=""
+    for h in $headers; do
+        printf '#include "%s"\nint main() { return 0; }\n' "${h#./}" >header.cpp
+        c++ -std=c++20 -fsyntax-only -I "$root/usr/include/striate" header.cpp >header.txt 2>&1 || bad="$bad ${h#./}"
+    done
+    named=$(grep -lE "gles::|#include.*(gles|GLES|EGL)" $(printf "$root/usr/include/striate/%s " $headers) 2>/dev/null | sed "s|$root/usr/include/striate/||" || true)
+    if [ -n "$headers" ] && [ -z "$bad" ] && [ -z "$named" ]; then
+        pass "the $(echo $headers | wc -w) installed headers compile alone and name no GLES type: $(echo $headers | sed 's|\./core/||g')"
+    else
+        fail "installed headers: not alone:${bad:- none}; naming GLES: ${named:-none} ($(tail -3 header.txt 2>/dev/null))"
+    fi
     # The package's paths are /usr/...; unpacked elsewhere, both the CMake package and striate.pc
     # find their prefix from where they are (relocatable).
     for how in cmake pkg-config; do

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/params.h"
 #include "tools/selftest/report.h"
 #include "tools/selftest/selftest.h"
 
@@ -29,8 +30,7 @@ output codes as the same backend run directly (check "element").
 
 Prints one row per case (PASS/FAIL/n/a, backend, profile, check, chain, input, size, largest
 error, budget, ms per frame), then every failure by name and a summary. It then times each backend
-on the standard chains (blur sigma 2 and 8, a gabor bank of 6, canny) at 640x480 (--full: and
-1280x720) and stores the times for backend=auto ($XDG_CACHE_HOME/striate/<board>-<renderer>.json): auto
+on every stage's main chains (below) at 640x480 (--full: and 1280x720) and stores the times for backend=auto ($XDG_CACHE_HOME/striate/<board>-<renderer>.json): auto
 then picks the backend measured fastest here (striate probe says which rule chose).
 
 options:
@@ -45,7 +45,8 @@ options:
   --data DIR       the photo and goldens (default: ../share/striate beside the tool)
   --no-measure     skip the timing (auto keeps what was measured before)
   --write-goldens DIR   (development) write the reference's outputs of the golden cases into DIR
-
+)";
+const char* kSelftestHelpEnd = R"(
 exit status: 0 all pass, 1 a regression (each named), 2 usage.
 )";
 
@@ -90,6 +91,10 @@ int command(int argc, char** argv, const BackendMaker& make) {
         std::string v;
         if (arg == "-h" || arg == "--help") {
             std::fputs(kSelftestHelp, stdout);
+            std::fputs("\nmain chains (timed for auto; each stage's table, core/params.cpp):\n", stdout);
+            for (const StageInfo& stage : stageInfos())
+                for (const char* chain : stage.timed) std::printf("  %s\n", chain);
+            std::fputs(kSelftestHelpEnd, stdout);
             return 0;
         } else if (arg == "--board") {
             if (!value(&o.board)) return usageError("--board needs a value");

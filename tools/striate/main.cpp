@@ -32,7 +32,7 @@ using namespace striate;
 
 constexpr int kUsageError = 2;
 
-const char* kMainHelp = R"(striate: vision filters (Gaussian blur, Gabor, edges) for camera boards
+const char* kMainHelp = R"(striate: vision filters (Gaussian blur, Gabor, edges, adaptive threshold) for camera boards
 
 usage: striate <command> [options]
 

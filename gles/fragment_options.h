@@ -3,8 +3,9 @@
 #include "core/spec.h"
 
 /// The forms gles-fragment may choose among for one plan, which a caller may force (the tests
-/// and benchmarks force each): plain data, public with BackendOptions (core/backend.h). They are
-/// named in the GLES backend's namespace, which reads them; core knows no backend.
+/// and benchmarks force each, through board/backend_choice.h's startBackend): plain data with no
+/// GL, so board/ and the tools include it whether or not GLES is built. Not public: the installed
+/// headers (core/) name no backend.
 namespace striate::gles {
 
 /// How the gles-fragment backend runs recursive filters (docs/algorithms.md, "The GLES backends"):
