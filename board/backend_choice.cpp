@@ -13,8 +13,7 @@
 #include "board/measured.h"
 #include "board/probe.h"
 #include "board/profile.h"
-#include "gles/compute_backend.h"
-#include "gles/fragment/fragment_backend.h"
+#include "gles/texture_backend.h"
 #endif
 
 namespace striate {
@@ -47,18 +46,10 @@ const Probe& machine() {
 /// the texture limit among them: the GLES backends do not tile, the cpu backend takes it).
 Status startGles(BackendKind kind, const BoardLimits& limits, const gles::FragmentOptions& forms, const Chain& chain,
                  const FrameFormat& format, std::unique_ptr<Backend>* out) {
+    if (kind == BackendKind::GlesCompute && !limits.compute)
+        return Status::error("gles-compute needs GLES 3.1 compute shaders; board '" + limits.profile + "' has none");
     std::unique_ptr<Backend> b;
-    if (kind == BackendKind::GlesFragment) {
-        std::unique_ptr<gles::FragmentBackend> f;
-        if (Status s = gles::FragmentBackend::create(limits, forms, &f); !s) return s;
-        b = std::move(f);
-    } else {
-        if (!limits.compute)
-            return Status::error("gles-compute needs GLES 3.1 compute shaders; board '" + limits.profile + "' has none");
-        std::unique_ptr<gles::ComputeBackend> c;
-        if (Status s = gles::ComputeBackend::create(limits, &c); !s) return s;
-        b = std::move(c);
-    }
+    if (Status s = gles::createBackend(kind, limits, forms, &b); !s) return s;
     if (Status s = b->configure(chain, format); !s) return s;
     *out = std::move(b);
     return {};
@@ -222,12 +213,11 @@ Status startBackendWithForms(BackendKind kind, const BackendOptions& options, co
 
 #ifdef STRIATE_HAVE_GLES
 Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
-                             std::unique_ptr<gles::FragmentBackend>* out, std::shared_ptr<gles::ProgramCache> programs) {
+                             std::unique_ptr<gles::TextureBackend>* out, std::shared_ptr<gles::ProgramCache> programs) {
     if (choice.kind != BackendKind::GlesFragment)
         return Status::error("only gles-fragment runs in the caller's GLES context");
-    std::unique_ptr<gles::FragmentBackend> b;
-    if (Status s = gles::FragmentBackend::createInCurrentContext(choice.limits, choice.fragment, &b, std::move(programs)); !s)
-        return s;
+    std::unique_ptr<gles::TextureBackend> b;
+    if (Status s = gles::createTextureBackend(choice.limits, choice.fragment, &b, std::move(programs)); !s) return s;
     if (Status s = b->configure(chain, format); !s) return s;
     *out = std::move(b);
     return {};

@@ -13,7 +13,7 @@ namespace striate {
 
 struct Probe;
 namespace gles {
-class FragmentBackend;
+class TextureBackend;
 class ProgramCache;
 }
 
@@ -54,11 +54,11 @@ Status startBackendWithForms(BackendKind kind, const BackendOptions& options, co
                              std::string* fallback);
 
 #ifdef STRIATE_HAVE_GLES
-/// A Placement::CurrentContext choice made: gles-fragment in the context current on the calling
-/// thread, configured; an error names why it cannot run there. `programs`: another backend's
-/// program cache in that context, to share, else null.
+/// A Placement::CurrentContext choice made: the texture backend (gles-fragment) in the context
+/// current on the calling thread, configured; an error names why it cannot run there.
+/// `programs`: another backend's program cache in that context, to share, else null.
 Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
-                             std::unique_ptr<gles::FragmentBackend>* out,
+                             std::unique_ptr<gles::TextureBackend>* out,
                              std::shared_ptr<gles::ProgramCache> programs = nullptr);
 #endif
 

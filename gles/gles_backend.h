@@ -64,6 +64,9 @@ public:
     /// What the driver's compiler said at each program's first draw or dispatch (in our own
     /// context, where it offers KHR_debug): statistics per stage, and which passes failed.
     const DriverLog& driverLog() const { return driverLog_; }
+    /// Programs in its cache (with a shared cache, the other backends' too): configure() again
+    /// with new values of the same structure compiles none.
+    std::size_t programCount() const { return cache_ ? cache_->size() : 0; }
     /// Program-cache lookups since creation (ProgramCache::lookups).
     std::size_t programLookups() const { return cache_ ? cache_->lookups() : 0; }
     /// The program cache, for another backend made later in the same context (createInCurrentContext).

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "board/backend_choice.h"
-#include "gles/fragment/fragment_backend.h"
+#include "gles/texture_backend.h"
 #include "pipeline/formats.h"
 
 GST_DEBUG_CATEGORY_STATIC(striate_gl_debug);
@@ -18,7 +18,7 @@ void initDebug() {
     std::call_once(once, [] { GST_DEBUG_CATEGORY_INIT(striate_gl_debug, "striategl", 0, "striate chains in GstGL"); });
 }
 
-using Source = gles::FragmentBackend::TextureFrame::Source;
+using Source = gles::TextureBackend::TextureFrame::Source;
 
 /// Where the luma of a texel is (the format table's LumaSource): GstGL holds packed 4:2:2 in an
 /// RG texture of the frame's width, (Y, U or V) or (U or V, Y) per texel, and GRAY16_LE in an RG
@@ -174,7 +174,7 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
         if (GstGLSyncMeta* sync = gst_buffer_get_gl_sync_meta(in)) gst_gl_sync_meta_wait(sync, context_);
         auto source = [&](guint plane, Source what) {
             auto* memory = reinterpret_cast<GstGLMemory*>(inFrame.map[plane].memory);
-            gles::FragmentBackend::TextureFrame t;
+            gles::TextureBackend::TextureFrame t;
             t.texture = *static_cast<guint*>(inFrame.data[plane]);
             t.textureWidth = gst_gl_memory_get_texture_width(memory);
             t.textureHeight = gst_gl_memory_get_texture_height(memory);
@@ -183,7 +183,7 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
         };
         auto target = [&](guint plane, int channel) {
             const int bits = GST_VIDEO_INFO_FORMAT(&outInfo) == GST_VIDEO_FORMAT_GRAY16_LE ? 16 : 8;
-            return gles::FragmentBackend::TextureTarget{*static_cast<guint*>(outFrame.data[plane]), channel, bits};
+            return gles::TextureBackend::TextureTarget{*static_cast<guint*>(outFrame.data[plane]), channel, bits};
         };
         const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&inInfo);
         const bool colour = GST_VIDEO_INFO_FORMAT(&outInfo) == format && format != GST_VIDEO_FORMAT_GRAY8 &&
@@ -204,7 +204,7 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
             // cpu path does, chroma planes by the half-size chain, alpha or padding copied.
             const Encoding none;
             for (const ColourChannel& c : colourChannels(format)) {
-                gles::FragmentBackend& b = c.chroma ? *chroma_ : *backend_;
+                gles::TextureBackend& b = c.chroma ? *chroma_ : *backend_;
                 if (result)
                     result = b.processTexture(source(c.plane, static_cast<Source>(c.component)),
                                               target(c.plane, c.components > 1 ? c.component : -1), none);

@@ -14,7 +14,7 @@
 namespace striate {
 struct BackendChoice;
 namespace gles {
-class FragmentBackend;
+class TextureBackend;
 }
 } // namespace striate
 
@@ -74,8 +74,8 @@ private:
     GstGLDisplay* display_ = nullptr;
     GstGLContext* other_ = nullptr;    // the application's context, to share with
     GstGLContext* context_ = nullptr;  // streaming thread only
-    std::unique_ptr<gles::FragmentBackend> backend_;
-    std::unique_ptr<gles::FragmentBackend> chroma_;  // a colour blur's half-size chroma planes
+    std::unique_ptr<gles::TextureBackend> backend_;
+    std::unique_ptr<gles::TextureBackend> chroma_;  // a colour blur's half-size chroma planes
 };
 
 } // namespace striate::gst

@@ -14,6 +14,7 @@
 #include "gles/fragment/shader_writer.h"
 #include "gles/gles_backend.h"
 #include "gles/limits.h"
+#include "gles/texture_backend.h"
 
 namespace striate::gles {
 
@@ -30,7 +31,7 @@ inline constexpr const char* kOverVc4LimitName = "test-only: 48 dependent textur
 /// board renders to float, else packed RGBA8 (docs/algorithms.md 5) with each plane's bound derived
 /// from its pass. Every shader is planned to fit the board's budget (ALU, fetches, uniforms);
 /// configure() refuses a plan with a shader over budget rather than run it.
-class FragmentBackend final : public GlesBackend {
+class FragmentBackend final : public TextureBackend {
 public:
     static Status create(const GpuLimits& limits, const FragmentOptions& options, std::unique_ptr<FragmentBackend>* out);
     /// The backend inside a GLES context that someone else owns (GstGL's) and that is current on
@@ -49,9 +50,6 @@ public:
 
     /// Every distinct shader of the configured plan (the budget test compiles and checks them).
     const std::vector<FragmentShader>& shaders() const { return plan_.shaders; }
-    /// Programs in its cache (with a shared cache, the other backends' too): configure() again
-    /// with new values of the same structure compiles none.
-    std::size_t programCount() const { return cache_->size(); }
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA float" (the format every float target
     /// reads as) or "RGBA8 packed".
@@ -64,34 +62,12 @@ public:
     /// Bytes of a frame's result read back in system memory (processCurrent).
     std::size_t resultBytes() const;
 
-    /// A frame that is already a texture in the current context (GstGL memory), run through the
-    /// configured chain into an 8-bit (or 16-bit: TextureTarget::bits) texture of at least the
-    /// frame's size, through `encoding` as the cpu encoder rounds (within docs/algorithms.md 8's
-    /// budget, in output codes). Only for a backend made by
-    /// createInCurrentContext. The caller's GL state (program, framebuffer, bindings, viewport,
-    /// colour mask) is restored before it returns.
-    struct TextureFrame {
-        unsigned texture = 0;
-        int textureWidth = 0, textureHeight = 0;  ///< may exceed the frame (padded rows)
-        /// What the chain reads: one channel of the texels, the BT.601 luma of rgb / bgr, or a
-        /// 16-bit code as GRAY16_LE's RG8 texture holds it (low byte red, high byte green),
-        /// rounded to 8 bits as code8Of16 (core/image.h).
-        enum class Source { Red, Green, Blue, Alpha, Rgb, Bgr, Gray16 } source = Source::Red;
-    };
-    struct TextureTarget {
-        unsigned texture = 0;
-        int channel = -1;  ///< 0..3: write that channel alone (R8 planes, RG8 chroma, RGBA8); -1: all
-        /// 16: a 16-bit code (encode16) as its low byte in red and its high byte in green, the
-        /// bytes of GRAY16_LE in GstGL's RG8 texture; else an 8-bit code.
-        int bits = 8;
-    };
-    Status processTexture(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding);
-    /// Copies one channel of a texture frame into a channel of the target (alpha of a colour blur).
-    Status copyTexture(const TextureFrame& in, const TextureTarget& out);
+    Status processTexture(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding) override;
+    Status copyTexture(const TextureFrame& in, const TextureTarget& out) override;
 
 private:
     FragmentBackend(const GpuLimits& limits, const FragmentOptions& options)
-        : GlesBackend(limits, "the board's"), limits_(limits), options_(options) {}
+        : TextureBackend(limits, "the board's"), limits_(limits), options_(options) {}
     void init();  // with the context current: the capabilities
     std::string explainDetails() const override;
     std::string explainFrame() const override;

@@ -106,7 +106,7 @@ TEST_P(GlesVsReference, WithinBudget) {
         const Status chosen = chooseBackend(c.backend, options, chain, fmt, Placement::CurrentContext, &choice);
         ASSERT_TRUE(chosen) << chosen.message();
         choice.fragment = forms;
-        std::unique_ptr<gles::FragmentBackend> fragment;
+        std::unique_ptr<gles::TextureBackend> fragment;
         const Status s = startInCurrentContext(choice, chain, fmt, &fragment, SharedContext::instance->programs());
         if (refusedByBudget(s.message())) {
             EXPECT_NE(c.chain.find("method=direct"), std::string::npos) << s.message();

@@ -93,7 +93,7 @@ constexpr FrameFormat kFormat{61, 37};
 /// a strided input (the upload's row length), as the float output the read-back gives.
 std::vector<float> runInCurrentContext(const BackendChoice& choice, const Chain& chain) {
     const FrameFormat format = kFormat;
-    std::unique_ptr<gles::FragmentBackend> b;
+    std::unique_ptr<gles::TextureBackend> b;
     const Status started = startInCurrentContext(choice, chain, format, &b);
     EXPECT_TRUE(started) << started.message();
     if (!b) return {};
@@ -202,7 +202,7 @@ TEST_F(OwnersContext, ALuminanceTargetTakesTheResultByCopy) {
     ASSERT_NO_FATAL_FAILURE(start("rpi3"));
     const int w = kFormat.width, h = kFormat.height;
     {
-        std::unique_ptr<gles::FragmentBackend> b;
+        std::unique_ptr<gles::TextureBackend> b;
         ASSERT_TRUE(startInCurrentContext(choice, chain, kFormat, &b));
         const Image<std::uint8_t> scene = test::scene(test::Size{w, h});
         std::vector<std::uint8_t> tight;
@@ -241,10 +241,10 @@ TEST_F(OwnersContext, ASecondBackendWithTheFirstsProgramsCompilesNoneAgain) {
     if (!test::expectsGles()) GTEST_SKIP() << "no GLES context in this environment";
     ASSERT_NO_FATAL_FAILURE(start("host"));
     {
-        std::unique_ptr<gles::FragmentBackend> first, second;
+        std::unique_ptr<gles::TextureBackend> first, second;
         ASSERT_TRUE(startInCurrentContext(choice, chain, kFormat, &first));
         const Image<std::uint8_t> scene = test::scene(test::Size{kFormat.width, kFormat.height});
-        auto frame = [&](gles::FragmentBackend& backend) {  // one frame's result, copied out
+        auto frame = [&](Backend& backend) {  // one frame's result, copied out
             ChainOutput out;
             EXPECT_TRUE(backend.process(scene.view(), &out));
             std::vector<float> values;
@@ -266,9 +266,9 @@ TEST_F(OwnersContext, ASecondBackendWithTheFirstsProgramsCompilesNoneAgain) {
         EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
 
         const int major = ctx->info().major >= 3 ? 2 : 3;  // a version this context is not
-        std::unique_ptr<gles::FragmentBackend> other;
-        const Status refused = gles::FragmentBackend::createInCurrentContext(choice.limits, gles::FragmentOptions{}, &other,
-                                                                             std::make_shared<gles::ProgramCache>(major, 0));
+        std::unique_ptr<gles::TextureBackend> other;
+        const Status refused = gles::createTextureBackend(choice.limits, gles::FragmentOptions{}, &other,
+                                                          std::make_shared<gles::ProgramCache>(major, 0));
         EXPECT_FALSE(refused);
         EXPECT_NE(refused.message().find("the program cache given is for GLES " + std::to_string(major) + ".0"), std::string::npos)
             << refused.message();
