@@ -160,7 +160,8 @@ Status chooseBackend(BackendKind kind, const BackendOptions& options, const Chai
 
 namespace {
 
-Status startUnguarded(BackendKind kind, const BackendOptions& options, const gles::FragmentOptions& forms,
+Status startUnguarded(BackendKind kind, const BackendOptions& options,
+                      [[maybe_unused]] const gles::FragmentOptions& forms,  // gles-fragment's, without GLES unused
                       const Chain& chain, const FrameFormat& format, std::unique_ptr<Backend>* out, std::string* fallback) {
     BackendChoice choice;
     if (Status s = chooseBackend(kind, options, chain, format, Placement::OwnContext, &choice); !s) return s;
