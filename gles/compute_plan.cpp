@@ -53,17 +53,10 @@ ComputePass& ComputePlanner::dispatch(const std::string& file, const Defines& de
     auto same = std::find_if(programs.begin(), programs.end(),
                              [&](const ComputeProgram& p) { return p.file == file && p.defines == defines; });
     if (same == programs.end()) {
-        // An enum's table of names (enumDefines: NAME_NICK=i for each value) shows only as its
-        // choice, NAME=NAME_NICK.
-        const auto tableEntry = [&](const std::string& key) {
-            return std::any_of(defines.begin(), defines.end(), [&](const auto& d) {
-                const std::string prefix = d.first + "_";
-                return key.rfind(prefix, 0) == 0 && d.second.rfind(prefix, 0) == 0;
-            });
-        };
+        // Every define, an enum's table included (enumDefines): scripts/pi_passes.py and
+        // pi_compilers --compute make the program again from this name.
         std::string name = file;
-        for (const auto& [k, v] : defines)
-            if (!tableEntry(k)) name += " " + k + "=" + v;
+        for (const auto& [k, v] : defines) name += " " + k + "=" + v;
         programs.push_back(ComputeProgram{file, defines, name});
         same = programs.end() - 1;
     }
