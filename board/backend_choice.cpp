@@ -123,8 +123,8 @@ Status autoBackend(const BackendOptions& options, BackendKind* kind, std::string
 
 Status chooseBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                      Placement placement, BackendChoice* out) {
-    *out = BackendChoice{};
-    out->options = options;
+    *out = BackendChoice::cpu(options);
+    out->requested = kind;
     if (Status s = chain.validate(); !s) return s;
     if (Status s = validateFrameFormat(format); !s) return s;
 #ifdef STRIATE_HAVE_GLES
@@ -144,27 +144,28 @@ Status chooseBackend(BackendKind kind, const BackendOptions& options, const Chai
         std::string reason;
         if (Status s = autoBackend(options, &kind, &reason, &chain); !s) return s;
     }
-    out->kind = kind;
-    if (kind != BackendKind::GlesCompute && kind != BackendKind::GlesFragment) return {};
+    if (kind != BackendKind::GlesCompute && kind != BackendKind::GlesFragment) {
+        out->kind = kind;
+        return {};
+    }
 #ifdef STRIATE_HAVE_GLES
     const Probe& probe = machine();
-    if (probe.gpu) return resolveBoard(options.board, probe, &out->limits);
+    if (probe.gpu) {
+        out->kind = kind;
+        out->placement = placement;
+        return resolveBoard(options.board, probe, &out->limits);
+    }
     out->fallback = "no GLES context: " + probe.gpuError;
 #else
     out->fallback = std::string("backend '") + nickOf(kBackendKinds, kind) + "' is not available: this build has no GLES support";
 #endif
-    if (placement == Placement::CurrentContext) return Status::error(out->fallback);
-    out->kind = BackendKind::Cpu;
-    return {};
+    return {};  // the cpu backend, as BackendChoice::cpu made it
 }
 
 namespace {
 
-Status startUnguarded(BackendKind kind, const BackendOptions& options,
-                      [[maybe_unused]] const gles::FragmentOptions& forms,  // gles-fragment's, without GLES unused
-                      const Chain& chain, const FrameFormat& format, std::unique_ptr<Backend>* out, std::string* fallback) {
-    BackendChoice choice;
-    if (Status s = chooseBackend(kind, options, chain, format, Placement::OwnContext, &choice); !s) return s;
+Status startUnguarded(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
+                      std::unique_ptr<Backend>* out, std::string* fallback) {
     *fallback = choice.fallback;
     switch (choice.kind) {
     case BackendKind::Reference: {
@@ -176,7 +177,7 @@ Status startUnguarded(BackendKind kind, const BackendOptions& options,
     case BackendKind::GlesCompute:
     case BackendKind::GlesFragment: {
 #ifdef STRIATE_HAVE_GLES
-        const Status s = startGles(choice.kind, choice.limits, forms, chain, format, out);
+        const Status s = startGles(choice.kind, choice.limits, choice.fragment, chain, format, out);
         if (s) return s;
         *fallback = s.message();
 #endif
@@ -185,23 +186,17 @@ Status startUnguarded(BackendKind kind, const BackendOptions& options,
     case BackendKind::Auto:
     case BackendKind::Cpu: break;
     }
-    return startCpu(options, chain, format, out);
+    return startCpu(choice.options, chain, format, out);
 }
 
 } // namespace
 
-Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
-                    std::unique_ptr<Backend>* out, std::string* fallback) {
-    return startBackendWithForms(kind, options, gles::FragmentOptions{}, chain, format, out, fallback);
-}
-
-Status startBackendWithForms(BackendKind kind, const BackendOptions& options, const gles::FragmentOptions& forms,
-                             const Chain& chain, const FrameFormat& format, std::unique_ptr<Backend>* out,
-                             std::string* fallback) {
+Status startChosen(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
+                   std::unique_ptr<Backend>* out, std::string* fallback) {
     // A backend's planes for a large frame can exceed what the process may allocate (a 32-bit
     // board, a memory limit): an error naming the frame, never an exception through GStreamer.
     try {
-        return startUnguarded(kind, options, forms, chain, format, out, fallback);
+        return startUnguarded(choice, chain, format, out, fallback);
     } catch (const std::bad_alloc&) {
         out->reset();
         return Status::error("not enough memory for " + std::to_string(format.width) + "x" +
@@ -212,11 +207,25 @@ Status startBackendWithForms(BackendKind kind, const BackendOptions& options, co
     }
 }
 
+Status startBackend(BackendKind kind, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
+                    std::unique_ptr<Backend>* out, std::string* fallback) {
+    return startBackendWithForms(kind, options, gles::FragmentOptions{}, chain, format, out, fallback);
+}
+
+Status startBackendWithForms(BackendKind kind, const BackendOptions& options, const gles::FragmentOptions& forms,
+                             const Chain& chain, const FrameFormat& format, std::unique_ptr<Backend>* out,
+                             std::string* fallback) {
+    BackendChoice choice;
+    if (Status s = chooseBackend(kind, options, chain, format, Placement::OwnContext, &choice); !s) return s;
+    choice.fragment = forms;
+    return startChosen(choice, chain, format, out, fallback);
+}
+
 #ifdef STRIATE_HAVE_GLES
 Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
                              std::unique_ptr<gles::TextureBackend>* out, std::shared_ptr<gles::ProgramCache> programs) {
     if (choice.kind != BackendKind::GlesFragment)
-        return Status::error("only gles-fragment runs in the caller's GLES context");
+        return Status::error(choice.fallback.empty() ? "only gles-fragment runs in the caller's GLES context" : choice.fallback);
     std::unique_ptr<gles::TextureBackend> b;
     if (Status s = gles::createTextureBackend(choice.limits, choice.fragment, &b, std::move(programs)); !s) return s;
     if (Status s = b->configure(chain, format); !s) return s;

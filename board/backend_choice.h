@@ -22,28 +22,46 @@ class ProgramCache;
 /// frames are textures.
 enum class Placement { OwnContext, CurrentContext };
 
-/// A backend chosen, not yet made: its kind, the board's limits for a GPU kind, and, where a GPU
-/// backend was asked for but cannot run at all (no GLES context, a build without GLES), why the
-/// cpu backend was chosen instead.
+/// A backend chosen, not yet made (startChosen makes it): what was asked for, the kind chosen and
+/// where it runs, the board's limits for a GPU kind, and, where a GPU backend was asked for but
+/// cannot run at all (no GLES context, a build without GLES), why the cpu backend was chosen
+/// instead.
 struct BackendChoice {
+    BackendKind requested = BackendKind::Cpu;
     BackendKind kind = BackendKind::Cpu;
+    Placement placement = Placement::OwnContext;
     BackendOptions options;
     BoardLimits limits;  ///< a GPU kind's (the same layout in every build: without GLES, unused)
     gles::FragmentOptions fragment;  ///< gles-fragment's forms: the defaults, unless a test forces one
     std::string fallback;
+
+    /// The cpu backend, asked for: a colour blur's chroma planes, or the stand-in for a GPU
+    /// backend that failed.
+    static BackendChoice cpu(const BackendOptions& options) {
+        BackendChoice c;
+        c.options = options;
+        return c;
+    }
 };
 
 /// The one backend choice (docs/design.md), for `chain` and `format`: `auto` follows autoBackend (what
 /// selftest measured fastest here, else autoRule: cpu on a software renderer, else the lower of
 /// the board's estimates, else gles-compute where the board profile has compute, else
-/// gles-fragment). Errors are for the caller's input: an
-/// unknown or unsatisfiable board, a chain or frame size no backend accepts. With
-/// Placement::CurrentContext the choice is gles-fragment (auto or gles-fragment asked for) under
-/// the board's limits, or an error naming why it cannot run there (no GPU, another backend asked
-/// for, the board refused): the caller then runs the cpu backend on mapped frames. Call it outside
-/// any context of someone else's: the first call probes the machine with a context of its own.
+/// gles-fragment). Errors are for the caller's input: an unknown or unsatisfiable board, a chain
+/// or frame size no backend accepts, a backend other than auto or gles-fragment asked for in the
+/// current context. With Placement::CurrentContext the choice is gles-fragment under the board's
+/// limits; where no GPU runs it is the cpu backend (on mapped frames), `fallback` naming why.
+/// Call it outside any context of someone else's: the first call probes the machine with a
+/// context of its own.
 Status chooseBackend(BackendKind requested, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                      Placement placement, BackendChoice* out);
+
+/// A choice made, for `chain` and `format`: the backend in a context of its own, or the cpu backend
+/// where the chosen GPU backend cannot run this chain and frame (a frame beyond the texture
+/// limit), `fallback` then naming why (as does the choice's own `fallback`). A choice for the
+/// current context is made by startInCurrentContext instead.
+Status startChosen(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
+                   std::unique_ptr<Backend>* out, std::string* fallback);
 
 // startBackend (core/backend.h), the one public way to make a backend, is defined here.
 

@@ -101,8 +101,30 @@ inline constexpr EnumName<GaborSink> kGaborSinks[] = {
     {GaborSink::MaxMagnitude, "max-magnitude", "bank maximum"},
     {GaborSink::MaxEnergy, "max-energy", "bank maximum and sector"}};
 
+/// What a sink asks of the filter, answered for every sink by one switch (sinkTraits).
+struct GaborSinkTraits {
+    bool magnitude = false;  ///< ends in |response| (a magnitude, a bank's maximum)
+    bool complex = false;    ///< keeps the real and imaginary planes whole
+    bool phase = false;      ///< the response's argument
+    bool bank = false;       ///< the running maximum over the orientations
+    bool sector = false;     ///< and the winner's NMS sector
+};
+
+constexpr GaborSinkTraits sinkTraits(GaborSink s) {
+    switch (s) {
+    case GaborSink::Magnitude: return {.magnitude = true};
+    case GaborSink::Real:
+    case GaborSink::Imaginary: return {};
+    case GaborSink::Phase: return {.phase = true};
+    case GaborSink::Complex: return {.complex = true};
+    case GaborSink::MaxMagnitude: return {.magnitude = true, .bank = true};
+    case GaborSink::MaxEnergy: return {.magnitude = true, .bank = true, .sector = true};
+    }
+    return {};
+}
+
 /// A bank's sinks: the running maximum of the magnitudes (and the winner's sector).
-inline bool isBankSink(GaborSink s) { return s == GaborSink::MaxMagnitude || s == GaborSink::MaxEnergy; }
+constexpr bool isBankSink(GaborSink s) { return sinkTraits(s).bank; }
 
 struct GaborOrientationPlan {
     CascadeFloat x{}, y{};  // recursive

@@ -71,28 +71,21 @@ gboolean setInfo(GstVideoFilter* vf, GstCaps* incaps, GstVideoInfo* in, GstCaps*
         std::lock_guard lock(s->mutex);
         need(s, Pending::Caps);
         valid = settingsStatus(s);
-        requested = s->requested;
+        requested = s->gpuFailed ? BackendKind::Cpu : s->requested;
+        s->requestChanged = false;
         options.board = s->board;
         chain = s->settings;
     }
     // Refused at caps time, before any frame (posted outside the lock: handlers read properties):
-    // inconsistent settings, then a size or board no backend takes (the one choice validates the
-    // chain and frame as the backend it picks would; a GPU backend's own limits fall back to cpu).
+    // inconsistent settings, then a size or board no backend takes. The backend is decided here,
+    // once for these caps (the choice validates the chain and frame as the backend it picks
+    // would; a GPU backend's own limits fall back to cpu when the first frame makes it).
     if (!valid) {
         GST_ELEMENT_ERROR(vf, LIBRARY, SETTINGS, ("Inconsistent settings: %s", valid.message().c_str()), (nullptr));
         return FALSE;
     }
-    const FrameFormat format{GST_VIDEO_INFO_WIDTH(in), GST_VIDEO_INFO_HEIGHT(in)};
-    BackendChoice choice;
-    if (Status st = chooseBackend(requested, options, chain, format, Placement::OwnContext, &choice); !st) {
-        GST_ELEMENT_ERROR(vf, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", format.width, format.height,
-                                                  st.message().c_str()),
-                          ("chain: %s", formatChain(chain).c_str()));
-        return FALSE;
-    }
-    return TRUE;
+    return decideBackend(GST_STRIATE_FILTER(vf), requested, options, chain);
 }
-
 
 #ifdef STRIATE_HAVE_GSTGL
 /// GL memory through the GstGL chain when it runs; otherwise the video filter maps the frames
@@ -137,6 +130,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
         std::lock_guard lock(s->mutex);
         s->requested = static_cast<BackendKind>(g_value_get_enum(value));
         need(s, Pending::Backends);
+        s->requestChanged = true;
         s->gpuFailed = false;
         break;
     }
@@ -160,6 +154,7 @@ void setProperty(GObject* object, guint id, const GValue* value, GParamSpec* psp
         std::lock_guard lock(s->mutex);
         s->board = v && *v ? v : "auto";
         need(s, Pending::Backends);
+        s->requestChanged = true;
         s->gpuFailed = false;
         break;
     }
@@ -185,6 +180,7 @@ gboolean stop(GstBaseTransform* t) {
 #ifdef STRIATE_HAVE_GSTGL
     s->gl.stop(true);
 #endif
+    s->choice.reset();
     std::lock_guard lock(s->mutex);
     need(s, Pending::Backends);
     return TRUE;

@@ -39,120 +39,178 @@ void warnFallback(GstStriateFilter* f, BackendKind requested, const std::string&
 
 } // namespace
 
-bool ensureConfigured(GstStriateFilter* f) {
+bool decideBackend(GstStriateFilter* f, BackendKind requested, const BackendOptions& options, const Chain& chain) {
     FilterState* s = stateOf(f);
-    BackendKind requested;
-    BackendOptions options;
-    bool rebuild;
-    {
-        std::unique_lock lock(s->mutex);
-#ifdef STRIATE_HAVE_GSTGL
-        if (s->pending == Pending::Nothing && (s->backend || s->gl.running())) return true;
-#else
-        if (s->pending == Pending::Nothing && s->backend) return true;
-#endif
-        if (Status v = settingsStatus(s); !v) {
-            // Inconsistent settings: an error before the first frame or after new caps; while
-            // playing, one warning and the running configuration stays until they are consistent.
-#ifdef STRIATE_HAVE_GSTGL
-            const bool running = s->backend || s->gl.running();
-#else
-            const bool running = bool(s->backend);
-#endif
-            const bool caps = s->pending == Pending::Caps;
-            const bool warn = running && !caps && s->inconsistent != v.message();
-            s->inconsistent = v.message();
-            lock.unlock();
-            if (!running || caps) {
-                GST_ELEMENT_ERROR(f, LIBRARY, SETTINGS, ("Inconsistent settings: %s", v.message().c_str()), (nullptr));
-                return false;
-            }
-            if (warn)
-                GST_ELEMENT_WARNING(f, LIBRARY, SETTINGS,
-                                    ("Inconsistent settings: %s; the previous settings stay until they are consistent",
-                                     v.message().c_str()),
-                                    (nullptr));
-            return true;
-        }
-        s->inconsistent.clear();
-        s->chain = s->settings;
-        requested = s->requested;
-        options.board = s->board;
-        rebuild = s->pending >= Pending::Backends || s->fellBack;
-        s->pending = Pending::Nothing;
-    }
-    if (s->gpuFailed) requested = BackendKind::Cpu;
     const FrameFormat format{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)};
-    const GstVideoFormat inFormat = GST_VIDEO_INFO_FORMAT(&s->in);
-    const bool colourBlur = keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == inFormat &&
-                            isPlanar420(inFormat);
-    const FrameFormat half{GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)};
-    if (!rebuild) {
-        // Only the stage's values changed: the running backends are configured again in place,
-        // keeping their contexts and compiled programs (a GPU backend compiles only what a new
-        // structure needs). If that fails they are made anew below.
-        Status st = Status::error("not running");
-#ifdef STRIATE_HAVE_GSTGL
-        if (s->gl.running())
-            st = colourBlur ? s->gl.reconfigure(s->chain, format, chromaChain(s->chain), half)
-                            : s->gl.reconfigure(s->chain, format);
-#endif
-        if (s->backend) {
-            st = s->backend->configure(s->chain, format);
-            if (st && colourBlur) st = s->chroma->configure(chromaChain(s->chain), half);
-        }
-        if (st) return true;
-    }
-    s->backend.reset();  // a GPU backend's context goes before the next one is made
-    s->fellBack = false;
-#ifdef STRIATE_HAVE_GSTGL
-    // GL memory on both pads: the fragment backend in GstGL's context, texture to texture. auto
-    // picks it on any renderer, software ones included: the frames are textures already.
-    s->gl.stop(false);
-    if (s->glIn && s->glOut && (requested == BackendKind::Auto || requested == BackendKind::GlesFragment)) {
-        // A frame beyond the board's texture limit falls back to cpu, as in startBackend: configure
-        // refuses it.
-        BackendChoice choice;
-        Status st = chooseBackend(requested, options, s->chain, format, Placement::CurrentContext, &choice);
-        if (st) {
-            st = colourBlur ? s->gl.start(choice, s->chain, format, chromaChain(s->chain), half)
-                            : s->gl.start(choice, s->chain, format);
-        }
-        if (st) {
-            setActive(f, nickOf(kBackendKinds, BackendKind::GlesFragment), format);
-            return true;
-        }
-        warnFallback(f, requested,
-                     std::string(nickOf(kBackendKinds, BackendKind::GlesFragment)) + " cannot run in GstGL's context: " + st.message());
-        requested = BackendKind::Cpu;
-    }
-#endif
-    std::string fallback;
-    Status st = startBackend(requested, options, s->chain, format, &s->backend, &fallback);
-    if (st && !fallback.empty()) warnFallback(f, requested, fallback);  // a GPU backend that cannot run
-    if (st && colourBlur) {
-        st = startBackend(BackendKind::Cpu, options, chromaChain(s->chain), half, &s->chroma, &fallback);
-    }
-    if (!st) {
+    const bool textures = s->glIn && s->glOut && (requested == BackendKind::Auto || requested == BackendKind::GlesFragment);
+    BackendChoice choice;
+    if (Status st = chooseBackend(requested, options, chain, format,
+                                  textures ? Placement::CurrentContext : Placement::OwnContext, &choice);
+        !st) {
+        s->choice.reset();
         GST_ELEMENT_ERROR(f, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", format.width, format.height,
+                                                 st.message().c_str()),
+                          ("chain: %s", formatChain(chain).c_str()));
+        return false;
+    }
+    GST_INFO_OBJECT(f, "backend decided for %dx%d: %s%s (asked for %s)%s%s", format.width, format.height,
+                    nickOf(kBackendKinds, choice.kind),
+                    choice.placement == Placement::CurrentContext ? " in GstGL's context" : "",
+                    nickOf(kBackendKinds, requested), choice.fallback.empty() ? "" : ": ", choice.fallback.c_str());
+    s->choice = std::move(choice);
+    return true;
+}
+
+namespace {
+
+bool running(const FilterState* s) {
+#ifdef STRIATE_HAVE_GSTGL
+    if (s->gl.running()) return true;
+#endif
+    return s->backend != nullptr;
+}
+
+/// What the next frame must do before it runs, from the settings.
+struct Work {
+    enum What { Nothing, Fail, Values, Backends } what = Nothing;
+    BackendKind requested = BackendKind::Auto;  ///< for a new decision
+    BackendOptions options;
+    bool decide = false;  ///< the backend or board changed, or nothing was decided since stop
+};
+
+/// Takes the settings into the chain that runs (under the property lock). Inconsistent settings
+/// are an error before the first frame or after new caps; while playing, one warning, and the
+/// running configuration stays until they are consistent.
+Work takeSettings(GstStriateFilter* f) {
+    FilterState* s = stateOf(f);
+    std::unique_lock lock(s->mutex);
+    if (s->pending == Pending::Nothing && running(s)) return {};
+    if (Status v = settingsStatus(s); !v) {
+        const bool keep = running(s) && s->pending != Pending::Caps;
+        const bool warn = keep && s->inconsistent != v.message();
+        s->inconsistent = v.message();
+        lock.unlock();  // handlers of the message read properties
+        if (!keep) {
+            GST_ELEMENT_ERROR(f, LIBRARY, SETTINGS, ("Inconsistent settings: %s", v.message().c_str()), (nullptr));
+            return {Work::Fail};
+        }
+        if (warn)
+            GST_ELEMENT_WARNING(f, LIBRARY, SETTINGS,
+                                ("Inconsistent settings: %s; the previous settings stay until they are consistent",
+                                 v.message().c_str()),
+                                (nullptr));
+        return {};
+    }
+    s->inconsistent.clear();
+    s->chain = s->settings;
+    Work w;
+    w.what = s->pending >= Pending::Backends || s->fellBack ? Work::Backends : Work::Values;
+    w.requested = s->gpuFailed ? BackendKind::Cpu : s->requested;
+    w.options.board = s->board;
+    w.decide = s->requestChanged || !s->choice;
+    s->requestChanged = false;
+    s->pending = Pending::Nothing;
+    return w;
+}
+
+/// The frame's planes: the luma's (or every full-size plane's), and a colour blur's half-size
+/// chroma planes (4:2:0).
+struct Sizes {
+    FrameFormat full, half;
+    bool colourBlur = false;  ///< striateblur keeping a 4:2:0 format: `half` runs on the chroma backend
+};
+
+Sizes sizesOf(GstStriateFilter* f) {
+    const FilterState* s = stateOf(f);
+    const GstVideoFormat in = GST_VIDEO_INFO_FORMAT(&s->in);
+    return {{GST_VIDEO_INFO_WIDTH(&s->in), GST_VIDEO_INFO_HEIGHT(&s->in)},
+            {GST_VIDEO_INFO_COMP_WIDTH(&s->in, 1), GST_VIDEO_INFO_COMP_HEIGHT(&s->in, 1)},
+            keepsFormat(GST_BASE_TRANSFORM(f)) && GST_VIDEO_INFO_FORMAT(&s->out) == in && isPlanar420(in)};
+}
+
+/// Only the stage's values changed: the running backends are configured again in place, keeping
+/// their contexts and compiled programs (a GPU backend compiles only what a new structure needs).
+Status reconfigureInPlace(FilterState* s, const Sizes& z) {
+#ifdef STRIATE_HAVE_GSTGL
+    if (s->gl.running())
+        return z.colourBlur ? s->gl.reconfigure(s->chain, z.full, chromaChain(s->chain), z.half)
+                            : s->gl.reconfigure(s->chain, z.full);
+#endif
+    if (!s->backend) return Status::error("not running");
+    Status st = s->backend->configure(s->chain, z.full);
+    if (st && z.colourBlur) st = s->chroma->configure(chromaChain(s->chain), z.half);
+    return st;
+}
+
+#ifdef STRIATE_HAVE_GSTGL
+/// The choice made in GstGL's context (GL memory on both pads): texture to texture.
+Status startInGl(FilterState* s, const BackendChoice& choice, const Sizes& z) {
+    return z.colourBlur ? s->gl.start(choice, s->chain, z.full, chromaChain(s->chain), z.half)
+                        : s->gl.start(choice, s->chain, z.full);
+}
+#endif
+
+/// The choice made for mapped frames (system memory, or GL memory GstGL maps), with a colour
+/// blur's chroma backend on the cpu. False after posting an error.
+bool startMapped(GstStriateFilter* f, const BackendChoice& choice, const Sizes& z) {
+    FilterState* s = stateOf(f);
+    std::string fallback;
+    Status st = startChosen(choice, s->chain, z.full, &s->backend, &fallback);
+    if (st && !fallback.empty()) warnFallback(f, choice.requested, fallback);  // a GPU backend that cannot run
+    if (st && z.colourBlur)
+        st = startChosen(BackendChoice::cpu(choice.options), chromaChain(s->chain), z.half, &s->chroma, &fallback);
+    if (!st) {
+        GST_ELEMENT_ERROR(f, CORE, NEGOTIATION, ("Cannot filter %dx%d frames: %s", z.full.width, z.full.height,
                                                  st.message().c_str()),
                           ("chain: %s", formatChain(s->chain).c_str()));
         s->backend.reset();
         return false;
     }
-    if (!lumaInPlace(inFormat)) s->luma.reset(format.width, format.height);
-    s->channel.reset(format.width, format.height);
-    setActive(f, s->backend->name(), format);
+    if (!lumaInPlace(GST_VIDEO_INFO_FORMAT(&s->in))) s->luma.reset(z.full.width, z.full.height);
+    s->channel.reset(z.full.width, z.full.height);
+    setActive(f, s->backend->name(), z.full);
     return true;
+}
+
+} // namespace
+
+bool ensureConfigured(GstStriateFilter* f) {
+    FilterState* s = stateOf(f);
+    const Work w = takeSettings(f);
+    if (w.what == Work::Nothing) return true;
+    if (w.what == Work::Fail) return false;
+    const Sizes z = sizesOf(f);
+    if (w.what == Work::Values && reconfigureInPlace(s, z)) return true;  // else made anew below
+    if (w.decide && !decideBackend(f, w.requested, w.options, s->chain)) return false;
+    s->backend.reset();  // a GPU backend's context goes before the next one is made
+    s->fellBack = false;
+    BackendChoice choice = *s->choice;
+#ifdef STRIATE_HAVE_GSTGL
+    s->gl.stop(false);
+    if (choice.placement == Placement::CurrentContext) {
+        // A frame beyond the board's texture limit, or no GstGL context: the cpu backend on mapped
+        // frames.
+        const Status st = startInGl(s, choice, z);
+        if (st) {
+            setActive(f, nickOf(kBackendKinds, choice.kind), z.full);
+            return true;
+        }
+        warnFallback(f, choice.requested,
+                     std::string(nickOf(kBackendKinds, choice.kind)) + " cannot run in GstGL's context: " + st.message());
+        choice = BackendChoice::cpu(choice.options);
+    }
+#endif
+    return startMapped(f, choice, z);
 }
 
 bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend) {
     FilterState* s = stateOf(f);
     GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s failed: %s; using the cpu backend", backend, failure.message().c_str()),
                         ("backend %s failed while running", backend));
-    s->gpuFailed = true;
     {
         std::lock_guard lock(s->mutex);
+        s->gpuFailed = true;
+        s->requestChanged = true;  // decided again: the cpu
         need(s, Pending::Backends);
     }
     return ensureConfigured(f);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "board/backend_choice.h"
 #include "core/backend.h"
 #include "core/chain.h"
 #include "core/image.h"
@@ -42,18 +43,20 @@ struct FilterState {
     std::string active = "none";
     Pending pending = Pending::Caps;
     bool fellBack = false;  // the running cpu backend stands in for a GPU backend that could not run
+    bool gpuFailed = false;  // a GPU backend failed while running: cpu until the backend or board changes
+    bool requestChanged = false;  // the backend or board changed since the backend was decided
     std::string inconsistent;  // the settings' problem last warned about while playing
 
     // Streaming thread only.
     GstVideoInfo in{};
     GstVideoInfo out{};
     Chain chain;
+    std::optional<BackendChoice> choice;  // decided once per caps (and per backend or board setting)
     std::unique_ptr<Backend> backend;  // luma, or every full-size plane of a colour blur
     std::unique_ptr<Backend> chroma;   // striateblur on NV12 / NV21 / I420: the half-size chroma planes
     Image<std::uint8_t> luma;          // luma of packed, 16-bit or RGB input; a packed 4:2:2 blur's chroma
     Image<std::uint8_t> channel;
     std::optional<BackendKind> warnedFor;  // the request whose fallback was already reported
-    bool gpuFailed = false;  // a GPU backend failed while running: cpu until the properties change
     bool glIn = false, glOut = false;  // GL memory caps on the sink / src pad
 #ifdef STRIATE_HAVE_GSTGL
     GlChain gl;  // running: frames go texture to texture in GstGL's context, `backend` is unused
@@ -68,6 +71,11 @@ Status settingsStatus(const FilterState* s);
 inline bool keepsFormat(GstBaseTransform* t) { return GST_STRIATE_FILTER_GET_CLASS(t)->keeps_format; }
 
 // filter_run.cpp
+/// Decides the backend for the negotiated caps, `requested` and `options` (GL memory on both pads:
+/// gles-fragment in GstGL's context where auto or gles-fragment is asked for), once per caps and
+/// again only when the backend or board setting changes or a GPU fails. Logged at INFO ("backend
+/// decided"). False after posting an error: no backend takes this chain, size or board.
+bool decideBackend(GstStriateFilter* f, BackendKind requested, const BackendOptions& options, const Chain& chain);
 /// (Re)configures the backends when the properties or the size changed. Returns false after
 /// posting an error the application can act on.
 bool ensureConfigured(GstStriateFilter* f);

@@ -23,7 +23,7 @@ using Source = gles::TextureBackend::TextureFrame::Source;
 /// Where the luma of a texel is (the format table's LumaSource): GstGL holds packed 4:2:2 in an
 /// RG texture of the frame's width, (Y, U or V) or (U or V, Y) per texel, and GRAY16_LE in an RG
 /// texture of its two bytes. Negotiation admits only the table's formats.
-Source lumaOf(GstVideoFormat f) {
+Source lumaSource(GstVideoFormat f) {
     switch (traitsOf(f)->luma) {
     case LumaSource::Byte0: return Source::Red;
     case LumaSource::Byte1: return Source::Green;
@@ -197,7 +197,7 @@ Status GlChain::process(GstBuffer* in, const GstVideoInfo& inInfo, GstBuffer* ou
         }
         if (result) onGlThread([&] {
             if (!colour) {
-                result = backend_->processTexture(source(0, lumaOf(format)), target(0, -1), encoding);
+                result = backend_->processTexture(source(0, lumaSource(format)), target(0, -1), encoding);
                 return;
             }
             // A colour blur (striateblur keeps the format): every channel or plane blurred as the

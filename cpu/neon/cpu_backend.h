@@ -153,7 +153,7 @@ private:
     /// Whether a Gabor stage makes its DC plane (a recursive Gaussian) straight in strips, with no
     /// row-pass plane: every sink but the complex planes.
     static bool dcInStrips(const GaborPlan& plan) {
-        return plan.recursive && plan.sink != GaborSink::Complex;
+        return plan.recursive && !sinkTraits(plan.sink).complex;
     }
     /// A horizontal pass's block (rows [firstRow, + kLanes)) into the plane's strips: strips
     /// [g0, g1) of the frame, stored from the plane's first.

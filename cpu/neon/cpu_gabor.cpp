@@ -38,7 +38,7 @@ void CpuBackend::planes(const GaborStagePlan& plan, Planes* need) const { gaborP
 
 void CpuBackend::gaborPlanes(const GaborPlan& g, Planes* need) const {
     const bool allRowWise = std::all_of(g.bank.begin(), g.bank.end(), [&](const auto& o) { return rowWise(o); });
-    const bool complex = !allRowWise || g.sink == GaborSink::Complex;
+    const bool complex = !allRowWise || sinkTraits(g.sink).complex;
     need->complex |= complex;
     if (complex) need->halves &= g.demodulated && isBankSink(g.sink);
     if (g.removeDc && !allRowWise) {
@@ -88,11 +88,11 @@ void CpuBackend::gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o,
             case GaborSink::MaxMagnitude:
             case GaborSink::MaxEnergy: {
                 magnitudeRow(re, im, m, W);
-                std::uint8_t* sec = plan.sink == GaborSink::MaxEnergy ? sector_.row(y) : nullptr;  // a bank of edges only
+                std::uint8_t* sec = sinkTraits(plan.sink).sector ? sector_.row(y) : nullptr;  // a bank of edges only
                 for (int x = 0; x < W; ++x)
                     if (first || clearlyGreater(m[x], dst[x])) {
                         dst[x] = m[x];
-                        if (plan.sink == GaborSink::MaxEnergy) sec[x] = o.sector;
+                        if (sinkTraits(plan.sink).sector) sec[x] = o.sector;
                     }
                 break;
             }
@@ -140,7 +140,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                                                                                                       : nullptr;
         // The horizontal pass goes to the planes as column strips (toStrips), which the vertical
         // pass reads in place, unless the planes are the complex output.
-        const bool strips = plan.sink != GaborSink::Complex;
+        const bool strips = !sinkTraits(plan.sink).complex;
         // A bank's magnitudes need no remodulation: recursive ones run demodulated.
         const bool demod = plan.demodulated && bankSink;
         // No frequency along x (90 degrees: wx = w cos 90 = 1e-17 w): the horizontal pass is real,
@@ -179,7 +179,7 @@ void CpuBackend::gabor(const GaborPlan& plan, ImageView<const Src> in, ImageView
                 }
             });
             pool_.parallelFor(g1 - g0, [&](int j, int worker) {
-                columnsOfBank(plan, {k == 0, last, squared, plan.sink == GaborSink::MaxEnergy}, o, mirror,
+                columnsOfBank(plan, {k == 0, last, squared, sinkTraits(plan.sink).sector}, o, mirror,
                               {g0 + j, j, strips, gaussStrips, demod, realX}, scratch_[worker], out);
             });
         }

@@ -14,7 +14,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     const int gauss = plan.removeDc ? blur(plan.dcBlur, in) : -1;
     const int out = plane(Format::R32F);
     const bool bank = isBankSink(plan.sink);
-    if (plan.sink == GaborSink::Complex) {
+    if (sinkTraits(plan.sink).complex) {
         keptRe_ = plane(Format::R32F);
         keptIm_ = plane(Format::R32F);
     }
@@ -29,14 +29,14 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         }
         image(p, 2, out, bank ? Access::ReadWrite : Access::Write);
         if (bank) uniformInt(p, "first", first);
-        if (plan.sink == GaborSink::MaxEnergy) {
+        if (sinkTraits(plan.sink).sector) {
             image(p, 3, sector, Access::Write);
             uniformUint(p, "orientationSector", o.sector);
         }
     };
     // A recursive vertical pass ends in the tail itself where the output is a magnitude (a
     // magnitude, a bank's maximum): no combine pass, the final response never stored.
-    const bool fusedTail = plan.recursive && (plan.sink == GaborSink::Magnitude || bank);
+    const bool fusedTail = plan.recursive && sinkTraits(plan.sink).magnitude;
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         // Horizontal pass (real in), then vertical (complex in; recursive: in place).
@@ -86,7 +86,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         sampler(p, 0, re);
         sampler(p, 1, im);
         bindTail(p, o, k == 0);
-        if (plan.sink == GaborSink::Complex) {
+        if (sinkTraits(plan.sink).complex) {
             image(p, 0, keptRe_, Access::Write);
             image(p, 1, keptIm_, Access::Write);
         }

@@ -75,7 +75,7 @@ void FragmentBackend::run(const Draw& d) {
         if (d.inputs[i] < 0) continue;
         glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
         const Plane& in = plan_.planes[d.inputs[i]];
-        glBindTexture(in.kind == Plane::Kind::Layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, in.texture);
+        glBindTexture(in.storage == Plane::Storage::Layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D, in.texture);
     }
     runHeard(d.program, false, [&] { return plan_.shaders[d.shader].name; }, [] { glDrawArrays(GL_TRIANGLES, 0, 3); });
     if (d.stencil == Stencil::Mark) glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);

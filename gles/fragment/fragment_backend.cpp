@@ -76,7 +76,7 @@ void FragmentBackend::init() {
         GLint drawBuffers = 0;
         glGetIntegerv(GL_MAX_DRAW_BUFFERS, &drawBuffers);
         if (drawBuffers >= 4) {
-            plan_.planes.push_back(Plane{Plane::Kind::Layers, 4, 4});
+            plan_.planes.push_back(Plane{Plane::Storage::Layers, 4, 4});
             makePlane(0);
             caps_.quadRows = static_cast<bool>(status_);
             status_ = {};
@@ -149,7 +149,7 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     status_ = plan_.status;
     if (const char* test = std::getenv("STRIATE_GLES_TEST_PASS"); test && std::string_view(test) == "over-vc4-limit" && status_) {
         FragmentPlanner p = planner();
-        const PlaneValue scratch{p.newPlane(Plane::Kind::Rgba8, format.width, format.height), {}};
+        const PlaneValue scratch{p.newPlane(Plane::Storage::Rgba8, format.width, format.height), {}};
         DrawStep step;
         step.passes.push_back(p.makeDraw(FragmentShader{kOverVc4LimitName, overVc4LimitShader(), {}}, {PlaneValue{plan_.luma, {}}}, scratch));
         plan_.steps.push_back(step);

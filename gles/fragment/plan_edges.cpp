@@ -81,7 +81,7 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
         case GaborSink::MaxEnergy: value = "best"; format = planeFormat(true, bound, true); break;
         default: break;
         }
-        const bool removeDc = plan.removeDc, packed = packed_, running = bank && k > 0, phase = plan.sink == GaborSink::Phase;
+        const bool removeDc = plan.removeDc, packed = packed_, running = bank && k > 0, phase = sinkTraits(plan.sink).phase;
         const PlaneFormat gaussFormat = gauss.format, bestFormat = best.format;
         tail.shader.code = [=](FragmentWriter& w, int slot) {
             w.uniform("u_combine");
@@ -307,7 +307,7 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
     suppress.cost.dependentDepth = quadStrength ? 1 : 2;
     const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold),
                                                 static_cast<float>(format_.width), static_cast<float>(classWidth)}}};
-    Value classes = into(suppress, {strength}, Value{newPlane(Plane::Kind::Rgba8, classWidth, format_.height), classFormat}, thresholds);
+    Value classes = into(suppress, {strength}, Value{newPlane(Plane::Storage::Rgba8, classWidth, format_.height), classFormat}, thresholds);
     passes_.back().format = classPlanes;
     // Hysteresis: a weak pixel 8-connected to a strong one becomes an edge (3). CpuFlood: the
     // classes read back, flooded on the cpu and uploaded; a byte a pixel in the read-back on quads,
@@ -412,7 +412,7 @@ void FragmentPlanner::hysteresisDraws(const Value& classes, const Uniforms& thre
         hw.line("if (c > 0.5 && c < 1.5 && grow > 0.5) c = 3.0;", 3);
     }
     const FragmentShader hysteresis = hw.finishRaw(quads ? "c / 255.0" : "vec4(c / 255.0, 0.0, 0.0, 1.0)");
-    const int other = newPlane(Plane::Kind::Rgba8, planes_[classes.plane].width, format_.height);
+    const int other = newPlane(Plane::Storage::Rgba8, planes_[classes.plane].width, format_.height);
     const Value pong{other, classFormat};
     // Only weak pixels can change: where the two planes share a stencil buffer, both start as
     // the classes and the loop's draws shade the weak pixels alone (a mark draw sets their

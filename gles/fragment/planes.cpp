@@ -18,29 +18,29 @@ void nearestClamped(GLenum target) {
     glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
 }
 
-const char* kindName(Plane::Kind kind) {
-    switch (kind) {
-    case Plane::Kind::Rgba8: return "RGBA8";
-    case Plane::Kind::Rgba32f: return "RGBA32F";
-    case Plane::Kind::Rg32f: return "RG32F";
-    case Plane::Kind::Layers: return "four RGBA32F array layers as one render target";
-    case Plane::Kind::Luma: return "luma";
-    case Plane::Kind::R32f: return "R32F";
-    case Plane::Kind::Borrowed: return "output texture";
+const char* storageName(Plane::Storage storage) {
+    switch (storage) {
+    case Plane::Storage::Rgba8: return "RGBA8";
+    case Plane::Storage::Rgba32f: return "RGBA32F";
+    case Plane::Storage::Rg32f: return "RG32F";
+    case Plane::Storage::Layers: return "four RGBA32F array layers as one render target";
+    case Plane::Storage::Luma: return "luma";
+    case Plane::Storage::R32f: return "R32F";
+    case Plane::Storage::Borrowed: return "output texture";
     }
     return "?";
 }
 
 /// Bytes per texel of a plane's texture.
-std::size_t texelBytes(Plane::Kind kind) {
-    switch (kind) {
-    case Plane::Kind::Rgba8: return 4;
-    case Plane::Kind::Rgba32f: return 16;
-    case Plane::Kind::Rg32f: return 8;
-    case Plane::Kind::Layers: return 4 * 16;
-    case Plane::Kind::Luma: return 1;
-    case Plane::Kind::R32f: return 4;
-    case Plane::Kind::Borrowed: return 0;
+std::size_t texelBytes(Plane::Storage storage) {
+    switch (storage) {
+    case Plane::Storage::Rgba8: return 4;
+    case Plane::Storage::Rgba32f: return 16;
+    case Plane::Storage::Rg32f: return 8;
+    case Plane::Storage::Layers: return 4 * 16;
+    case Plane::Storage::Luma: return 1;
+    case Plane::Storage::R32f: return 4;
+    case Plane::Storage::Borrowed: return 0;
     }
     return 0;
 }
@@ -49,7 +49,7 @@ std::size_t texelBytes(Plane::Kind kind) {
 
 std::size_t FragmentPlan::bytes() const {
     std::size_t total = 0;
-    for (const Plane& p : planes) total += texelBytes(p.kind) * p.width * p.height;
+    for (const Plane& p : planes) total += texelBytes(p.storage) * p.width * p.height;
     return total;
 }
 
@@ -61,7 +61,7 @@ double FragmentPlan::fragments(const Draw& d) const {
 namespace {
 /// Bytes a texel of a plane a draw reads or writes: a borrowed texture is GstGL's, one byte a
 /// texel (R8 or LUMINANCE) is taken for it.
-std::size_t drawnTexelBytes(const Plane& p) { return p.kind == Plane::Kind::Borrowed ? 1 : texelBytes(p.kind); }
+std::size_t drawnTexelBytes(const Plane& p) { return p.storage == Plane::Storage::Borrowed ? 1 : texelBytes(p.storage); }
 } // namespace
 
 std::size_t FragmentPlan::drawBytes(const Draw& d) const {
@@ -111,31 +111,31 @@ MemoryUse FragmentBackend::memory() const {
 void FragmentBackend::makePlane(int i) {
     Plane& p = plan_.planes[i];
     const int W = p.width, H = p.height;
-    const GLenum target = p.kind == Plane::Kind::Layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D;
-    if (p.kind != Plane::Kind::Borrowed) {
+    const GLenum target = p.storage == Plane::Storage::Layers ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D;
+    if (p.storage != Plane::Storage::Borrowed) {
         glGenTextures(1, &p.texture);
         glBindTexture(target, p.texture);
         const PixelStoreSupport& store = info_.pixelStore;
-        switch (p.kind) {
-        case Plane::Kind::Rgba8: allocateTexture(store, target, GL_RGBA, W, H, GL_RGBA, GL_UNSIGNED_BYTE); break;
-        case Plane::Kind::Rgba32f: allocateTexture(store, target, GL_RGBA32F, W, H, GL_RGBA, GL_FLOAT); break;
-        case Plane::Kind::Rg32f: allocateTexture(store, target, GL_RG32F, W, H, GL_RG, GL_FLOAT); break;
-        case Plane::Kind::Layers: allocateTexture(store, target, GL_RGBA32F, W, H, GL_RGBA, GL_FLOAT, 4); break;
-        case Plane::Kind::Luma:
+        switch (p.storage) {
+        case Plane::Storage::Rgba8: allocateTexture(store, target, GL_RGBA, W, H, GL_RGBA, GL_UNSIGNED_BYTE); break;
+        case Plane::Storage::Rgba32f: allocateTexture(store, target, GL_RGBA32F, W, H, GL_RGBA, GL_FLOAT); break;
+        case Plane::Storage::Rg32f: allocateTexture(store, target, GL_RG32F, W, H, GL_RG, GL_FLOAT); break;
+        case Plane::Storage::Layers: allocateTexture(store, target, GL_RGBA32F, W, H, GL_RGBA, GL_FLOAT, 4); break;
+        case Plane::Storage::Luma:
             if (packed_) allocateTexture(store, target, GL_LUMINANCE, W, H, GL_LUMINANCE, GL_UNSIGNED_BYTE);
             else allocateTexture(store, target, GL_R8, W, H, GL_RED, GL_UNSIGNED_BYTE);
             break;
-        case Plane::Kind::R32f: allocateTexture(store, target, GL_R32F, W, H, GL_RED, GL_FLOAT); break;
-        case Plane::Kind::Borrowed: break;
+        case Plane::Storage::R32f: allocateTexture(store, target, GL_R32F, W, H, GL_RED, GL_FLOAT); break;
+        case Plane::Storage::Borrowed: break;
         }
         nearestClamped(target);
         glBindTexture(target, 0);
     }
-    if (p.kind == Plane::Kind::Luma || (p.kind == Plane::Kind::Borrowed && !p.withFbo)) return;
+    if (p.storage == Plane::Storage::Luma || (p.storage == Plane::Storage::Borrowed && !p.withFbo)) return;
     glGenFramebuffers(1, &p.fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
-    if (p.kind == Plane::Kind::Borrowed) return;  // the texture is attached per frame
-    if (p.kind == Plane::Kind::Layers) {
+    if (p.storage == Plane::Storage::Borrowed) return;  // the texture is attached per frame
+    if (p.storage == Plane::Storage::Layers) {
         const GLenum attachments[4] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1, GL_COLOR_ATTACHMENT2, GL_COLOR_ATTACHMENT3};
         for (int j = 0; j < 4; ++j) glFramebufferTextureLayer(GL_FRAMEBUFFER, attachments[j], p.texture, 0, j);
         glDrawBuffers(4, attachments);
@@ -154,14 +154,14 @@ void FragmentBackend::makePlane(int i) {
             glFramebufferRenderbuffer(GL_FRAMEBUFFER, at, GL_RENDERBUFFER, stencil_.renderbuffer);
     }
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-        fail(std::string("gles-fragment: an ") + kindName(p.kind) + (p.stencil ? " render target with a stencil buffer" : " render target") +
+        fail(std::string("gles-fragment: an ") + storageName(p.storage) + (p.stencil ? " render target with a stencil buffer" : " render target") +
              " is incomplete");
 }
 
 void FragmentBackend::releaseGl() {
     for (const Plane& p : plan_.planes) {
         glDeleteFramebuffers(1, &p.fbo);
-        if (p.kind != Plane::Kind::Borrowed) glDeleteTextures(1, &p.texture);
+        if (p.storage != Plane::Storage::Borrowed) glDeleteTextures(1, &p.texture);
     }
     glDeleteRenderbuffers(1, &stencil_.renderbuffer);
     stencil_.renderbuffer = 0;

@@ -26,9 +26,9 @@ PlaneFormat FragmentPlanner::planeFormat(bool complex, double bound, bool nonNeg
     return PlaneFormat{packed_ ? PlaneKind::Packed : PlaneKind::Float, complex, bound, nonNegative};
 }
 
-int FragmentPlanner::newPlane(Plane::Kind kind, int width, int height) {
+int FragmentPlanner::newPlane(Plane::Storage storage, int width, int height) {
     Plane p;
-    p.kind = kind;
+    p.storage = storage;
     p.width = width;
     p.height = height;
     planes_.push_back(p);
@@ -36,7 +36,7 @@ int FragmentPlanner::newPlane(Plane::Kind kind, int width, int height) {
 }
 
 int FragmentPlanner::borrowedPlane(int width, int height, bool withFbo) {
-    const int i = newPlane(Plane::Kind::Borrowed, width, height);
+    const int i = newPlane(Plane::Storage::Borrowed, width, height);
     planes_[i].withFbo = withFbo;
     return i;
 }
@@ -45,21 +45,21 @@ int FragmentPlanner::acquire(const PlaneFormat& format, int width, int height) {
     if (width == 0) width = format_.width;
     if (height == 0) height = format_.height;
     const PlaneKind kind = format.kind;
-    const Plane::Kind texels = kind == PlaneKind::QuadRows ? Plane::Kind::Layers
-                               : packed_ || kind == PlaneKind::Packed || kind == PlaneKind::Quad8 ? Plane::Kind::Rgba8
-                               : kind == PlaneKind::Quad   ? Plane::Kind::Rgba32f
-                               : format.complex            ? Plane::Kind::Rg32f
-                                                           : Plane::Kind::R32f;
+    const Plane::Storage texels = kind == PlaneKind::QuadRows ? Plane::Storage::Layers
+                               : packed_ || kind == PlaneKind::Packed || kind == PlaneKind::Quad8 ? Plane::Storage::Rgba8
+                               : kind == PlaneKind::Quad   ? Plane::Storage::Rgba32f
+                               : format.complex            ? Plane::Storage::Rg32f
+                                                           : Plane::Storage::R32f;
     return newPlane(texels, width, height);
 }
 
 void FragmentPlanner::share() {
     // Kinds: planes share only with planes of the same texture and size; the luma with none (it
     // is uploaded before the first draw, and the GstGL path swaps its texture).
-    std::vector<std::tuple<Plane::Kind, int, int>> kinds;
+    std::vector<std::tuple<Plane::Storage, int, int>> kinds;
     std::vector<int> kindOf;
     for (const Plane& p : planes_) {
-        const auto key = std::make_tuple(p.kind, p.width, p.height);
+        const auto key = std::make_tuple(p.storage, p.width, p.height);
         auto it = std::find(kinds.begin(), kinds.end(), key);
         if (it == kinds.end()) it = kinds.insert(kinds.end(), key);
         kindOf.push_back(static_cast<int>(it - kinds.begin()));
@@ -73,7 +73,7 @@ void FragmentPlanner::share() {
     std::vector<Plane> shared;
     for (int kind : s.storageKinds) {
         Plane p;
-        std::tie(p.kind, p.width, p.height) = kinds[kind];
+        std::tie(p.storage, p.width, p.height) = kinds[kind];
         shared.push_back(p);
     }
     // A storage with the stencil buffer attached where any of its values needs it (draws without
@@ -252,7 +252,7 @@ void FragmentPlanner::planChain(const Chain& chain) {
     }
     // The input: its 8-bit codes, which every texture fetch turns into the unit values c / 255
     // (docs/algorithms.md 0; GLES 3.2 2.3.5.1, within the float's rounding).
-    plan_->luma = newPlane(Plane::Kind::Luma, format_.width, format_.height);
+    plan_->luma = newPlane(Plane::Storage::Luma, format_.width, format_.height);
     Value v{plan_->luma, PlaneFormat{PlaneKind::Luma8, false, 1, true}};
     for (std::size_t i = 0; i < chain.stages.size() && status_; ++i) {
         v = std::visit([&](const auto& p) { return stage(p, v); }, planStage(chain.stages[i]));

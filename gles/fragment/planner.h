@@ -31,7 +31,8 @@ struct FragmentCapabilities {
 /// it is the luma or borrowed). The planner sets everything but `texture` and `fbo`. Float
 /// values take the channels they have (R32F real, RG32F complex), quads all four.
 struct Plane {
-    enum class Kind {
+    /// The texture behind the plane (how its values are encoded in the texels: PlaneFormat).
+    enum class Storage {
         Rgba8,     ///< packed values, Quad8 planes, edge classes
         Rgba32f,   ///< Quad planes
         Rg32f,     ///< a complex float value
@@ -40,7 +41,7 @@ struct Plane {
         R32f,      ///< a real float value
         Borrowed,  ///< GstGL's texture, bound per frame, never deleted (`fbo` for a target)
     };
-    Kind kind = Kind::Rgba32f;
+    Storage storage = Storage::Rgba32f;
     int width = 0, height = 0;
     bool stencil = false;  ///< the backend's stencil buffer is attached (hysteresis)
     bool withFbo = true;   ///< Borrowed: drawn into
@@ -143,7 +144,7 @@ public:
     Draw makeDraw(const FragmentShader& shader, const std::vector<Value>& inputs, const Value& target,
                   const Uniforms& uniforms = {});
     /// A plane no other is reused as.
-    int newPlane(Plane::Kind kind, int width, int height);
+    int newPlane(Plane::Storage storage, int width, int height);
     /// A plane entry for a texture that is not ours (GstGL's): drawn into (withFbo) or read.
     int borrowedPlane(int width, int height, bool withFbo);
 

@@ -117,7 +117,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
     using Value = PlaneValue;
     if (importPlane_ < 0) {
         FragmentPlanner p = planner();
-        importPlane_ = p.newPlane(Plane::Kind::Rgba8, W, H);
+        importPlane_ = p.newPlane(Plane::Storage::Rgba8, W, H);
         inputPlane_ = p.borrowedPlane(in.textureWidth, in.textureHeight, false);
         outputPlane_ = p.borrowedPlane(W, H, true);
         for (int plane : {importPlane_, inputPlane_, outputPlane_}) makePlane(plane);
@@ -138,7 +138,7 @@ Status FragmentBackend::textureDraws(const TextureFrame& in, const TextureTarget
         fail("gles-fragment: the output texture cannot be rendered to (framebuffer incomplete), and channel " +
              std::to_string(out.channel) + " of it cannot be written alone by a copy");
     if (copyOut && copyPlane_ < 0) {
-        copyPlane_ = planner().newPlane(Plane::Kind::Rgba8, W, H);
+        copyPlane_ = planner().newPlane(Plane::Storage::Rgba8, W, H);
         makePlane(copyPlane_);
     }
 

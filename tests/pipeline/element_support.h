@@ -6,7 +6,9 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <string_view>
 
 namespace striate::test {
 
@@ -32,6 +34,33 @@ inline GstVideoInfo infoOf(const std::string& caps) {
     gst_caps_unref(c);
     return info;
 }
+
+/// Counts the filter elements' backend decisions while it lives: the "backend decided" lines the
+/// striatefilter category logs at INFO, one per decision.
+class BackendDecisions {
+public:
+    BackendDecisions() {
+        gst_debug_set_active(TRUE);
+        gst_debug_set_threshold_for_name("striatefilter", GST_LEVEL_INFO);
+        gst_debug_add_log_function(&BackendDecisions::log, this, nullptr);
+    }
+    ~BackendDecisions() {
+        gst_debug_remove_log_function_by_data(this);
+        gst_debug_unset_threshold_for_name("striatefilter");
+    }
+    BackendDecisions(const BackendDecisions&) = delete;
+    BackendDecisions& operator=(const BackendDecisions&) = delete;
+    int count() const { return count_; }
+
+private:
+    static void log(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint, GObject*,
+                    GstDebugMessage* message, gpointer self) {
+        if (level == GST_LEVEL_INFO && std::string_view(gst_debug_category_get_name(category)) == "striatefilter" &&
+            std::string_view(gst_debug_message_get(message)).find("backend decided") != std::string_view::npos)
+            ++static_cast<BackendDecisions*>(self)->count_;
+    }
+    std::atomic<int> count_{0};
+};
 
 /// A frame whose every byte follows a pattern that differs per plane and position.
 inline GstBuffer* patternFrame(const GstVideoInfo& info, unsigned seed) {

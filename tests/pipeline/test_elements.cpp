@@ -628,6 +628,39 @@ TEST(Backend, AChainBeyondTheBoardsGpuMemoryRunsOnCpuNamingTheFigure) {
     EXPECT_EQ(active, "cpu");
 }
 
+/// The backend is decided once per caps, not per frame nor per change of a stage's value; again
+/// when the backend setting changes, and for new caps.
+TEST(Backend, DecidedOncePerCaps) {
+    requirePlugin();
+    test::BackendDecisions decisions;
+    GstHarness* h = gst_harness_new_parse("striateedges");
+    const std::string caps = "video/x-raw,format=GRAY8,width=32,height=24";
+    gst_harness_set_src_caps_str(h, (caps + ",framerate=30/1").c_str());
+    GstElement* edges = gst_harness_find_element(h, "striateedges");
+    const GstVideoInfo info = infoOf(caps);
+    for (int i = 0; i < 4; ++i) {
+        g_object_set(edges, "high-threshold", 0.2 + 0.1 * i, nullptr);  // values: configured in place
+        ASSERT_EQ(gst_harness_push(h, patternFrame(info, i)), GST_FLOW_OK);
+        gst_buffer_unref(gst_harness_pull(h));
+    }
+    EXPECT_EQ(decisions.count(), 1) << "four frames, four value changes, one caps";
+    g_object_set(edges, "backend", static_cast<gint>(BackendKind::Cpu), nullptr);
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_EQ(gst_harness_push(h, patternFrame(info, i)), GST_FLOW_OK);
+        gst_buffer_unref(gst_harness_pull(h));
+    }
+    EXPECT_EQ(decisions.count(), 2) << "the backend setting changed once";
+    const std::string bigger = "video/x-raw,format=GRAY8,width=40,height=30";
+    gst_harness_set_src_caps_str(h, (bigger + ",framerate=30/1").c_str());
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_EQ(gst_harness_push(h, patternFrame(infoOf(bigger), i)), GST_FLOW_OK);
+        gst_buffer_unref(gst_harness_pull(h));
+    }
+    EXPECT_EQ(decisions.count(), 3) << "new caps";
+    gst_object_unref(edges);
+    gst_harness_teardown(h);
+}
+
 #ifdef STRIATE_HAVE_GLES
 /// Mesa unloads its DRI driver when the last display using it is terminated, and LeakSanitizer
 /// then reports the driver's global state, unmapped with it, as leaked: keeps every loaded

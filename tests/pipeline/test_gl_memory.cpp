@@ -344,8 +344,10 @@ TEST_P(GlState, ElementIgnoresAndKeepsTheContextsPixelStore) {
                ",width=97,height=63 ! glupload ! " + before + c.element + " name=under_test ! " +
                "video/x-raw(memory:GLMemory),format=" + c.out + " ! " + after + "gldownload ! appsink name=sink sync=false";
     };
+    test::BackendDecisions decisions;
     const RunResult clean = runLine(line("", ""));
     ASSERT_EQ(clean.messages, "");
+    EXPECT_EQ(decisions.count(), 1) << "the backend is decided once per caps, in GL memory too";
     ASSERT_EQ(clean.backend, "gles-fragment") << "the element did not run in GstGL's context";
     ASSERT_EQ(clean.frames, 3);
     const RunResult messy = runLine(line("striateglstate ! ", "striateglstate name=check check=true ! "));

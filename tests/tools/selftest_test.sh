@@ -39,8 +39,9 @@ for backend in cpu gles-compute gles-fragment; do
     if [ -n "${GST_PLUGIN_PATH:-}" ]; then
         # The elements through appsrc ! element ! appsink, every input format on cpu.
         n=$(grep -c "^PASS $backend .* element .*131x67" out.txt)
-        # Five elements (a stage element per stage, striatechain): eight cases each on cpu, four on GLES.
-        want=$([ "$backend" = cpu ] && echo 40 || echo 20)
+        # Five elements (a stage element per stage, striatechain): nine cases each on cpu (the 8-bit
+        # input formats but packed 4:2:2, and 16-bit output), four on GLES.
+        want=$([ "$backend" = cpu ] && echo 45 || echo 20)
         [ "$n" -eq "$want" ] && pass "$n element cases on $backend" || fail "$n of $want element cases pass on $backend"
     fi
 done

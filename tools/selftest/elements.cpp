@@ -16,12 +16,20 @@
 #include "board/backend_choice.h"
 #include "core/chain.h"
 #include "core/params.h"
+#include "pipeline/formats.h"
 
 namespace striate::selftest {
 namespace {
 
-/// The elements' input formats; the quick battery runs one of each family on the GLES backends.
-const char* const kFormats[] = {"GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"};
+/// The elements' 8-bit input formats, from their table (pipeline/formats.h), but packed 4:2:2:
+/// striateblur resamples its chroma (blurPacked422), which expectedCodes does not model.
+std::vector<std::string> inputFormats() {
+    std::vector<std::string> formats;
+    for (const gst::FormatTraits& t : gst::kFormats)
+        if (t.kind != gst::FormatTraits::Packed422 && t.luma != gst::LumaSource::Gray16) formats.push_back(t.name);
+    return formats;
+}
+/// The quick battery's formats on the GLES backends: one of each family.
 const char* const kQuickGpuFormats[] = {"GRAY8", "NV12", "BGRx"};
 /// A chain of two stages, which striatechain runs.
 constexpr const char* kChainElementChain = "blur sigma=2 ! gabor sigma=4 wavelength=8 orientations=6";
@@ -56,7 +64,7 @@ std::vector<ElementCase> elementCases(bool full, bool gpu) {
     std::vector<ElementCase> cases;
     for (const std::string& chain : elementChains()) {
         const bool blur = elementOf(chain) == "striateblur";
-        std::vector<std::string> formats(std::begin(kFormats), std::end(kFormats));
+        std::vector<std::string> formats = inputFormats();
         if (gpu && !full) formats.assign(std::begin(kQuickGpuFormats), std::end(kQuickGpuFormats));
         for (const std::string& f : formats) cases.push_back({chain, f, blur ? f : "GRAY8"});
         cases.push_back({chain, "GRAY8", "GRAY16_LE"});
