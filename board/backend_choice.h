@@ -80,15 +80,16 @@ Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, co
                              std::shared_ptr<gles::ProgramCache> programs = nullptr);
 #endif
 
-/// Runs one frame, `frame(backend)`, as the tool and the Python module do: a GPU backend that fails
-/// on it (a shader the driver could not compile, a lost context) is replaced by the cpu backend,
-/// which runs the frame (and the caller's next ones); `warning` then names the GPU's failure.
+/// Runs one frame, `frame(backend)`, as the tool, the Python module and the elements (in system
+/// memory) do: a GPU backend that fails on it (a shader the driver could not compile, a lost
+/// context) is replaced by the cpu backend, which runs the frame (and the caller's next ones);
+/// `failure` then names the GPU's failure, for the caller's one warning.
 template <class Frame>
 Status runWithCpuFallback(std::unique_ptr<Backend>* backend, const BackendOptions& options, const Chain& chain,
-                          const FrameFormat& format, const Frame& frame, std::string* warning) {
+                          const FrameFormat& format, const Frame& frame, std::string* failure) {
     Status s = frame(**backend);
     if (s || !(*backend)->runsOnGpu()) return s;
-    *warning = s.message() + "; using the cpu backend";
+    *failure = s.message();
     std::string unused;
     if (Status c = startBackend(BackendKind::Cpu, options, chain, format, backend, &unused); !c) return c;
     return frame(**backend);

@@ -92,7 +92,9 @@ Work takeSettings(GstStriateFilter* f) {
         lock.unlock();  // handlers of the message read properties
         if (!keep) {
             GST_ELEMENT_ERROR(f, LIBRARY, SETTINGS, ("Inconsistent settings: %s", v.message().c_str()), (nullptr));
-            return {Work::Fail};
+            Work failed;
+            failed.what = Work::Fail;
+            return failed;
         }
         if (warn)
             GST_ELEMENT_WARNING(f, LIBRARY, SETTINGS,
@@ -203,13 +205,25 @@ bool ensureConfigured(GstStriateFilter* f) {
     return startMapped(f, choice, z);
 }
 
+namespace {
+
+/// A GPU backend failed while running: one warning; the cpu backend from then on, until the
+/// backend or board setting changes (docs/design.md).
+void warnGpuFailed(GstStriateFilter* f, const std::string& backend, const std::string& failure) {
+    FilterState* s = stateOf(f);
+    GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s failed: %s; using the cpu backend", backend.c_str(), failure.c_str()),
+                        ("backend %s failed while running", backend.c_str()));
+    std::lock_guard lock(s->mutex);
+    s->gpuFailed = true;
+}
+
+} // namespace
+
 bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend) {
     FilterState* s = stateOf(f);
-    GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s failed: %s; using the cpu backend", backend, failure.message().c_str()),
-                        ("backend %s failed while running", backend));
+    warnGpuFailed(f, backend, failure.message());
     {
         std::lock_guard lock(s->mutex);
-        s->gpuFailed = true;
         s->requestChanged = true;  // decided again: the cpu
         need(s, Pending::Backends);
     }
@@ -219,20 +233,27 @@ bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend
 namespace {
 
 /// Runs one frame: `run` calls process() or process8() on the backend it is given. A GPU backend
-/// that fails mid-stream (context loss, a GL error) posts one warning and the frame runs again on
-/// the cpu backend, which stays until the properties change: the stream goes on and no frame is
-/// dropped (docs/design.md). `backend` follows the switch.
+/// that fails mid-stream (context loss, a GL error) is replaced by the cpu backend, which runs the
+/// frame again (runWithCpuFallback, the tool's and the Python module's rule too) and stays: one
+/// warning, the stream goes on and no frame is dropped. `backend` follows the switch.
 template <class Run>
 bool processFrame(GstStriateFilter* f, Backend** backend, Run&& run) {
     FilterState* s = stateOf(f);
-    Status st = run(**backend);
-    if (st) return true;
-    const bool gpu = *backend == s->backend.get() && s->backend->runsOnGpu();
-    if (gpu && switchToCpu(f, st, s->backend->name())) {
-        *backend = s->backend.get();
-        st = run(**backend);
-        if (st) return true;
+    Status st;
+    if (*backend == s->backend.get()) {
+        const std::string gpu = s->backend->name();
+        std::string failure;
+        st = runWithCpuFallback(&s->backend, s->choice->options, s->chain, sizesOf(f).full, run, &failure);
+        if (!failure.empty()) {
+            warnGpuFailed(f, gpu, failure);
+            s->choice = BackendChoice::cpu(s->choice->options);  // as decided with gpuFailed
+            setActive(f, s->backend->name(), sizesOf(f).full);
+            *backend = s->backend.get();
+        }
+    } else {
+        st = run(**backend);  // a colour blur's chroma backend: the cpu's
     }
+    if (st) return true;
     GST_ELEMENT_ERROR(f, STREAM, FAILED, ("%s", st.message().c_str()), (nullptr));
     return false;
 }

@@ -79,8 +79,10 @@ bool decideBackend(GstStriateFilter* f, BackendKind requested, const BackendOpti
 /// (Re)configures the backends when the properties or the size changed. Returns false after
 /// posting an error the application can act on.
 bool ensureConfigured(GstStriateFilter* f);
-/// A GPU backend failed while running: one warning, then the cpu backend from this frame on,
-/// until the properties change (docs/design.md). False if even the cpu backend cannot start.
+/// GstGL's chain (gles-fragment in GstGL's context) failed while running: one warning, then the
+/// cpu backend on mapped frames from this frame on, until the backend or board setting changes
+/// (docs/design.md; a backend on mapped frames falls back in processFrame). False if even the cpu
+/// backend cannot start.
 bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend);
 /// GstVideoFilter::transform_frame: one frame in system memory.
 GstFlowReturn transformFrame(GstVideoFilter* vf, GstVideoFrame* inFrame, GstVideoFrame* outFrame);

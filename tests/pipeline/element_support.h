@@ -42,7 +42,9 @@ public:
     BackendDecisions() {
         gst_debug_set_active(TRUE);
         gst_debug_set_threshold_for_name("striatefilter", GST_LEVEL_INFO);
-        gst_debug_add_log_function(&BackendDecisions::log, this, nullptr);
+        // The function, not gstinfo.h's macro of the same name (it compares a function pointer with
+        // a void pointer: clang's -Wpedantic).
+        (gst_debug_add_log_function)(&BackendDecisions::log, this, nullptr);
     }
     ~BackendDecisions() {
         gst_debug_remove_log_function_by_data(this);
