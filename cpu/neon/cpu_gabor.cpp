@@ -88,12 +88,17 @@ void CpuBackend::gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o,
             case GaborSink::MaxMagnitude:
             case GaborSink::MaxEnergy: {
                 magnitudeRow(re, im, m, W);
-                std::uint8_t* sec = sinkTraits(plan.sink).sector ? sector_.row(y) : nullptr;  // a bank of edges only
-                for (int x = 0; x < W; ++x)
-                    if (first || clearlyGreater(m[x], dst[x])) {
-                        dst[x] = m[x];
-                        if (sinkTraits(plan.sink).sector) sec[x] = o.sector;
-                    }
+                // The winner's sector: a bank of edges only (asked once: a byte store may alias the plan).
+                if (std::uint8_t* sec = sinkTraits(plan.sink).sector ? sector_.row(y) : nullptr) {
+                    for (int x = 0; x < W; ++x)
+                        if (first || clearlyGreater(m[x], dst[x])) {
+                            dst[x] = m[x];
+                            sec[x] = o.sector;
+                        }
+                } else {
+                    for (int x = 0; x < W; ++x)
+                        if (first || clearlyGreater(m[x], dst[x])) dst[x] = m[x];
+                }
                 break;
             }
             }
