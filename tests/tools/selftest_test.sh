@@ -37,7 +37,7 @@ for backend in cpu gles-compute gles-fragment; do
     [ ${#emulator[@]} -gt 0 ] && [ "$backend" != cpu ] && continue
     grep -q "^PASS $backend " out.txt && pass "rows on $backend" || fail "no passing rows on $backend"
     if [ -n "${GST_PLUGIN_PATH:-}" ]; then
-        # The elements through appsrc ! element ! appsink, every input format on cpu.
+        # The elements through appsrc ! element ! appsink, every 8-bit input format but packed 4:2:2 on cpu.
         n=$(grep -c "^PASS $backend .* element .*131x67" out.txt)
         # Five elements (a stage element per stage, striatechain): nine cases each on cpu (the 8-bit
         # input formats but packed 4:2:2, and 16-bit output), four on GLES.

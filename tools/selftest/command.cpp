@@ -24,7 +24,7 @@ gles-compute, gles-fragment) under the board's profile. Each result is checked a
 reference backend run here, within docs/algorithms.md section 8, and the reference against goldens
 made on the development machine (so a reference that is wrong here is caught too). Then each
 filter element of the plugin GStreamer finds (a build tree's tool: the plugin beside it) runs
-through appsrc ! element ! appsink on every backend, in every input format at 131x67 with odd
+through appsrc ! element ! appsink on every backend, in every 8-bit input format but packed 4:2:2 at 131x67 with odd
 strides (the GLES backends: GRAY8, NV12 and BGRx; --full: every format), and must give the same
 output codes as the same backend run directly (check "element").
 

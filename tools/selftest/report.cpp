@@ -141,7 +141,7 @@ Status HtmlReport::write(const std::string& dir, const Report& report) const {
     }
     if (elementRows)
         html << "<h2>Elements</h2>\n<p class=\"" << (elementFailures ? "FAIL" : "PASS") << "\">" << elementRows
-             << " pipelines (appsrc ! element ! appsink, every input format, odd strides) against the same backend's "
+             << " pipelines (appsrc ! element ! appsink, every 8-bit input format but packed 4:2:2, odd strides) against the same backend's "
                 "direct result, " << elementFailures << " failed; plugin " << escape(report.plugin) << "</p>\n<ul>"
              << failed.str() << "</ul>\n";
 
