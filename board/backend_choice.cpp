@@ -42,12 +42,19 @@ const Probe& machine() {
     return probe;
 }
 
-/// A GLES backend of `kind` under the board's limits, or the reason it cannot run (a frame beyond
-/// the texture limit among them: the GLES backends do not tile, the cpu backend takes it).
-Status startGles(BackendKind kind, const BoardLimits& limits, const gles::FragmentOptions& forms, const Chain& chain,
-                 const FrameFormat& format, std::unique_ptr<Backend>* out) {
+/// Whether a GLES backend of `kind` can run `chain` on `format` frames under the board's limits,
+/// decided before it is made: compute shaders for gles-compute, the texture limit (the GLES
+/// backends do not tile: the cpu backend takes a larger frame) and the hysteresis's area.
+Status gpuTakes(BackendKind kind, const BoardLimits& limits, const Chain& chain, const FrameFormat& format) {
     if (kind == BackendKind::GlesCompute && !limits.compute)
         return Status::error("gles-compute needs GLES 3.1 compute shaders; board '" + limits.profile + "' has none");
+    return gles::validateFrameFor(kind, limits, chain, format);
+}
+
+/// A GLES backend of `kind` under the board's limits, or the reason it cannot run (the memory its
+/// plan needs beyond what the board lends, a driver that fails).
+Status startGles(BackendKind kind, const BoardLimits& limits, const gles::FragmentOptions& forms, const Chain& chain,
+                 const FrameFormat& format, std::unique_ptr<Backend>* out) {
     std::unique_ptr<Backend> b;
     if (Status s = gles::createBackend(kind, limits, forms, &b); !s) return s;
     if (Status s = b->configure(chain, format); !s) return s;
@@ -151,9 +158,15 @@ Status chooseBackend(BackendKind kind, const BackendOptions& options, const Chai
 #ifdef STRIATE_HAVE_GLES
     const Probe& probe = machine();
     if (probe.gpu) {
+        if (Status s = resolveBoard(options.board, probe, &out->limits); !s) return s;
+        // The GPU's limits are refused here, in the decision: the cpu backend, `fallback` naming why.
+        if (Status s = gpuTakes(kind, out->limits, chain, format); !s) {
+            out->fallback = s.message();
+            return {};
+        }
         out->kind = kind;
         out->placement = placement;
-        return resolveBoard(options.board, probe, &out->limits);
+        return {};
     }
     out->fallback = "no GLES context: " + probe.gpuError;
 #else

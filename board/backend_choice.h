@@ -49,16 +49,18 @@ struct BackendChoice {
 /// the board's estimates, else gles-compute where the board profile has compute, else
 /// gles-fragment). Errors are for the caller's input: an unknown or unsatisfiable board, a chain
 /// or frame size no backend accepts, a backend other than auto or gles-fragment asked for in the
-/// current context. With Placement::CurrentContext the choice is gles-fragment under the board's
-/// limits; where no GPU runs it is the cpu backend (on mapped frames), `fallback` naming why.
+/// current context. The GPU's limits are refused here: where no GPU runs, or a GPU backend cannot
+/// take the frame (compute shaders, the texture limit, the hysteresis's area), the choice is the
+/// cpu backend (on mapped frames, for Placement::CurrentContext), `fallback` naming why. With
+/// Placement::CurrentContext the choice is otherwise gles-fragment under the board's limits.
 /// Call it outside any context of someone else's: the first call probes the machine with a
 /// context of its own.
 Status chooseBackend(BackendKind requested, const BackendOptions& options, const Chain& chain, const FrameFormat& format,
                      Placement placement, BackendChoice* out);
 
 /// A choice made, for `chain` and `format`: the backend in a context of its own, or the cpu backend
-/// where the chosen GPU backend cannot run this chain and frame (a frame beyond the texture
-/// limit), `fallback` then naming why (as does the choice's own `fallback`). A choice for the
+/// where the chosen GPU backend cannot be made (its plan beyond the memory the board lends, a
+/// driver that fails), `fallback` then naming why (as does the choice's own `fallback`). A choice for the
 /// current context is made by startInCurrentContext instead.
 Status startChosen(const BackendChoice& choice, const Chain& chain, const FrameFormat& format,
                    std::unique_ptr<Backend>* out, std::string* fallback);

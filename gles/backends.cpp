@@ -35,4 +35,17 @@ Status createBackend(BackendKind kind, const GpuLimits& limits, const FragmentOp
     return Status::error(std::string("backend '") + nickOf(kBackendKinds, kind) + "' is not a GLES backend");
 }
 
+Status validateFrameFor(BackendKind kind, const GpuLimits& limits, const Chain& chain, const FrameFormat& format) {
+    switch (kind) {
+    case BackendKind::GlesFragment:
+        return validateGpuFrame(chain, format, limits.maxTextureSize, FragmentBackend::kLimitOwner, "gles-fragment");
+    case BackendKind::GlesCompute:
+        return validateGpuFrame(chain, format, limits.maxTextureSize, ComputeBackend::kLimitOwner, "gles-compute");
+    case BackendKind::Auto:
+    case BackendKind::Reference:
+    case BackendKind::Cpu: break;
+    }
+    return Status::error(std::string("backend '") + nickOf(kBackendKinds, kind) + "' is not a GLES backend");
+}
+
 } // namespace striate::gles

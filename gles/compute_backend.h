@@ -25,12 +25,14 @@ public:
     ~ComputeBackend() override;
 
     const char* name() const override { return "gles-compute"; }
+    /// Whose texture limit its messages name.
+    static constexpr const char* kLimitOwner = "the GPU's";
 
     MemoryUse memory() const override;
     const ComputePlan& plan() const { return plan_; }
 
 private:
-    explicit ComputeBackend(const GpuLimits& limits) : GlesBackend(limits, "the GPU's"), limits_(limits) {}
+    explicit ComputeBackend(const GpuLimits& limits) : GlesBackend(limits, kLimitOwner), limits_(limits) {}
 
     Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
     Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;

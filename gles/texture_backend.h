@@ -58,4 +58,9 @@ Status createTextureBackend(const GpuLimits& limits, const FragmentOptions& form
 /// board), gles-fragment's plans by `forms`.
 Status createBackend(BackendKind kind, const GpuLimits& limits, const FragmentOptions& forms, std::unique_ptr<Backend>* out);
 
+/// Whether a GLES backend of `kind` takes `chain` on `format` frames under `limits`, decided
+/// without a context (the chain, the texture limit, the hysteresis's area: its validate()'s
+/// first check, with the same error); the memory a plan needs is checked when it is made.
+Status validateFrameFor(BackendKind kind, const GpuLimits& limits, const Chain& chain, const FrameFormat& format);
+
 } // namespace striate::gles

@@ -190,7 +190,7 @@ bool ensureConfigured(GstStriateFilter* f) {
 #ifdef STRIATE_HAVE_GSTGL
     s->gl.stop(false);
     if (choice.placement == Placement::CurrentContext) {
-        // A frame beyond the board's texture limit, or no GstGL context: the cpu backend on mapped
+        // No GstGL context, a plan beyond the memory the board lends: the cpu backend on mapped
         // frames.
         const Status st = startInGl(s, choice, z);
         if (st) {

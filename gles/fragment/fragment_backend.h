@@ -45,6 +45,8 @@ public:
     ~FragmentBackend() override;
 
     const char* name() const override { return "gles-fragment"; }
+    /// Whose texture limit its messages name.
+    static constexpr const char* kLimitOwner = "the board's";
     MemoryUse memory() const override;
     bool packedIntermediates() const override { return packed_; }
 
@@ -67,7 +69,7 @@ public:
 
 private:
     FragmentBackend(const GpuLimits& limits, const FragmentOptions& options)
-        : TextureBackend(limits, "the board's"), limits_(limits), options_(options) {}
+        : TextureBackend(limits, kLimitOwner), limits_(limits), options_(options) {}
     void init();  // with the context current: the capabilities
     std::string explainDetails() const override;
     std::string explainFrame() const override;

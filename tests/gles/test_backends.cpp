@@ -419,6 +419,14 @@ TEST(Faults, AFrameBeyondTheTextureLimitRunsOnCpuAndTheFallbackNamesTheLimit) {
                              &b, &fallback));
     EXPECT_STREQ(b->name(), "cpu");
     EXPECT_NE(fallback.find("frame 2049x8 exceeds the board's maximum texture size 2048"), std::string::npos) << fallback;
+    // The decision refuses it, before any backend is made, in GstGL's context too.
+    for (const Placement placement : {Placement::OwnContext, Placement::CurrentContext}) {
+        BackendChoice choice;
+        ASSERT_TRUE(chooseBackend(BackendKind::GlesFragment, BackendOptions{0, "tight"}, chainOf("blur"), FrameFormat{2049, 8},
+                                  placement, &choice));
+        EXPECT_EQ(choice.kind, BackendKind::Cpu);
+        EXPECT_EQ(choice.fallback, fallback);
+    }
     if (!hasCompute()) return;
     ASSERT_TRUE(startBackend(BackendKind::GlesCompute, BackendOptions{0, "rpi4"}, chainOf("edges"), FrameFormat{16, 4097},
                              &b, &fallback));
