@@ -162,10 +162,10 @@ void ComputeBackend::runUntilStable(const ComputeStep& step) {
     glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);  // changed, passes (the first), iterations
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, plan_.buffers[plan_.indirect].buffer);
     glBufferSubData(GL_DISPATCH_INDIRECT_BUFFER, 0, sizeof full, full);
-    // Each pass reaches at least one more tile along every unfinished path, so the number of
-    // passes is bounded by the number of tiles; the GPU gate makes the passes after the fixed
-    // point empty, and the host looks only once per batch.
-    const long maxBatches = static_cast<long>(full[0]) * full[1] / kHysteresisPassesPerCheck + 2;
+    // The plan's cap (each pass reaches at least one more tile along every unfinished path)
+    // bounds the passes; the GPU gate makes the passes after the fixed point empty, and the host
+    // looks only once per batch.
+    const long maxBatches = step.maxRepeats / kHysteresisPassesPerCheck + 2;
     for (long batch = 0; batch < maxBatches; ++batch) {
         for (int i = 0; i < kHysteresisPassesPerCheck; ++i)
             for (const ComputePass& p : step.passes) run(p);

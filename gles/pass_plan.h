@@ -17,6 +17,10 @@ template <class Pass>
 struct Step {
     std::vector<Pass> passes;
     bool repeatUntilStable = false;
+    /// A repeated step's cap, made by the planner: the runs of its passes that always reach the
+    /// fixed point (hysteresis: each run moves an edge at least one pixel, gles-fragment, or one
+    /// tile, gles-compute, along every unfinished path: the frame's pixels or tiles).
+    long maxRepeats = 1;
     int watched = -1;  ///< gles-fragment: the plane whose read-back ends the repeat, or is flooded
     /// gles-fragment, a step of no passes: the edge classes of `watched` (RGBA8, a byte a pixel
     /// every this many bytes of its rows) read back, flooded on the cpu (core/hysteresis.h) and

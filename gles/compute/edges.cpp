@@ -57,6 +57,7 @@ void ComputePlanner::hysteresis(int classes) {
     }
     ComputeStep& loop = plan_->steps.emplace_back();
     loop.repeatUntilStable = true;
+    loop.maxRepeats = static_cast<long>(gx) * gy;  // hysteresis passes
     ComputePass& pass = dispatch("hysteresis.comp", {}, static_cast<int>(gx), static_cast<int>(gy), "R32UI classes, in place", &loop);
     pass.indirect = true;
     image(pass, 0, classes, Access::ReadWrite);

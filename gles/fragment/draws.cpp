@@ -129,7 +129,6 @@ void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel, bool toResult) {
 }
 
 void FragmentBackend::runSteps(bool toHost) {
-    const int W = format_.width, H = format_.height;
     std::fill(stepRuns_.begin(), stepRuns_.end(), 0);
     floodUploaded_ = 0;
     for (std::size_t k = 0; k < plan_.steps.size(); ++k) {
@@ -146,12 +145,12 @@ void FragmentBackend::runSteps(bool toHost) {
             stepRuns_[k] = 1;
             continue;
         }
-        // Each pair of draws moves an edge at least one pixel along every unfinished path, so
-        // W * H pairs always reach the fixed point; the host compares once per batch.
+        // The plan's cap (a pair of draws moves an edge at least one pixel along every unfinished
+        // path) always reaches the fixed point; the host compares once per batch.
         std::vector<std::uint8_t>& before = classesBefore_;
         std::vector<std::uint8_t>& after = classesAfter_;
         readClasses(step.watched, &before);
-        for (long pairs = 0; pairs < static_cast<long>(W) * H + kHysteresisPairsPerCheck; pairs += kHysteresisPairsPerCheck) {
+        for (long pairs = 0; pairs < step.maxRepeats + kHysteresisPairsPerCheck; pairs += kHysteresisPairsPerCheck) {
             for (int i = 0; i < kHysteresisPairsPerCheck; ++i)
                 for (const Draw& d : step.passes) run(d);
             stepRuns_[k] += kHysteresisPairsPerCheck;

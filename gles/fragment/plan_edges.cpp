@@ -436,6 +436,7 @@ void FragmentPlanner::hysteresisDraws(const Value& classes, const Uniforms& thre
     }
     DrawStep loop;
     loop.repeatUntilStable = true;
+    loop.maxRepeats = static_cast<long>(format_.width) * format_.height;  // pairs of draws
     loop.watched = classes.plane;
     for (int i = 0; i < 2; ++i) {
         loop.passes.push_back(

@@ -72,7 +72,12 @@ TEST(ComputePlan, CannyHoldsTwoFloatAndTwoIntegerPlanes) {
     EXPECT_EQ(planesOf(plan, gles::ComputePlane::Format::R32UI), 2);
     EXPECT_LE(plan.bytes(k1080p) / kMiB, 32.0);
     int repeated = 0;
-    for (const gles::ComputeStep& s : plan.steps) repeated += s.repeatUntilStable;
+    for (const gles::ComputeStep& s : plan.steps)
+        if (s.repeatUntilStable) {
+            ++repeated;
+            // Its cap is the plan's: a pass per 16x16 tile of the frame reaches the fixed point.
+            EXPECT_EQ(s.maxRepeats, ((1920 + 15) / 16) * ((1080 + 15) / 16));
+        }
     EXPECT_EQ(repeated, 1) << "the hysteresis: one step repeated until stable";
 }
 

@@ -52,6 +52,26 @@ void expectWellFormed(const gles::FragmentPlan& plan, const char* board) {
         }
 }
 
+/// The draws form of Canny's hysteresis repeats its pair of draws up to the plan's cap: a pair
+/// per pixel of the frame reaches the fixed point.
+TEST(Planner, HysteresisDrawsCarryTheirCapOnThePlan) {
+    Chain chain;
+    ASSERT_TRUE(parseChain("edges", &chain));
+    gles::FragmentOptions draws;
+    draws.hysteresis = gles::HysteresisForm::Draws;
+    gles::FragmentPlan plan;
+    gles::FragmentPlanner(findBoardProfile("rpi3")->limits, draws, gles::FragmentCapabilities{.packed = true}, FrameFormat{64, 48},
+                          &plan)
+        .planChain(chain);
+    int repeated = 0;
+    for (const gles::DrawStep& step : plan.steps)
+        if (step.repeatUntilStable) {
+            ++repeated;
+            EXPECT_EQ(step.maxRepeats, 64 * 48);
+        }
+    EXPECT_EQ(repeated, 1);
+}
+
 TEST(Planner, LargestFittingFindsWhatCountingDownFoundInLogarithmicTries) {
     // Every boundary of a monotone test over ranges of every length up to 200, empty ones
     // included: the answer counting down from hi gave, in at most 2 + log2(length) tests.
