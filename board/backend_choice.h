@@ -85,13 +85,13 @@ Status startInCurrentContext(const BackendChoice& choice, const Chain& chain, co
 /// Runs one frame, `frame(backend)`, as the tool, the Python module and the elements (in system
 /// memory) do: a GPU backend that fails on it (a shader the driver could not compile, a lost
 /// context) is replaced by the cpu backend, which runs the frame (and the caller's next ones);
-/// `failure` then names the GPU's failure, for the caller's one warning.
+/// `warning` then names the GPU's failure.
 template <class Frame>
 Status runWithCpuFallback(std::unique_ptr<Backend>* backend, const BackendOptions& options, const Chain& chain,
-                          const FrameFormat& format, const Frame& frame, std::string* failure) {
+                          const FrameFormat& format, const Frame& frame, std::string* warning) {
     Status s = frame(**backend);
     if (s || !(*backend)->runsOnGpu()) return s;
-    *failure = s.message();
+    *warning = s.message() + "; using the cpu backend";
     std::string unused;
     if (Status c = startBackend(BackendKind::Cpu, options, chain, format, backend, &unused); !c) return c;
     return frame(**backend);

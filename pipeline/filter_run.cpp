@@ -209,10 +209,11 @@ namespace {
 
 /// A GPU backend failed while running: one warning; the cpu backend from then on, until the
 /// backend or board setting changes (docs/design.md).
-void warnGpuFailed(GstStriateFilter* f, const std::string& backend, const std::string& failure) {
+/// `warning`: the failure and what follows (runWithCpuFallback's words).
+void warnGpuFailed(GstStriateFilter* f, const char* backend, const std::string& warning) {
     FilterState* s = stateOf(f);
-    GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s failed: %s; using the cpu backend", backend.c_str(), failure.c_str()),
-                        ("backend %s failed while running", backend.c_str()));
+    GST_ELEMENT_WARNING(f, RESOURCE, FAILED, ("%s failed: %s", backend, warning.c_str()),
+                        ("backend %s failed while running", backend));
     std::lock_guard lock(s->mutex);
     s->gpuFailed = true;
 }
@@ -221,7 +222,7 @@ void warnGpuFailed(GstStriateFilter* f, const std::string& backend, const std::s
 
 bool switchToCpu(GstStriateFilter* f, const Status& failure, const char* backend) {
     FilterState* s = stateOf(f);
-    warnGpuFailed(f, backend, failure.message());
+    warnGpuFailed(f, backend, failure.message() + "; using the cpu backend");
     {
         std::lock_guard lock(s->mutex);
         s->requestChanged = true;  // decided again: the cpu
@@ -241,11 +242,11 @@ bool processFrame(GstStriateFilter* f, Backend** backend, Run&& run) {
     FilterState* s = stateOf(f);
     Status st;
     if (*backend == s->backend.get()) {
-        const std::string gpu = s->backend->name();
-        std::string failure;
-        st = runWithCpuFallback(&s->backend, s->choice->options, s->chain, sizesOf(f).full, run, &failure);
-        if (!failure.empty()) {
-            warnGpuFailed(f, gpu, failure);
+        const char* const gpu = s->backend->name();  // a literal: it outlives the backend
+        std::string warning;
+        st = runWithCpuFallback(&s->backend, s->choice->options, s->chain, sizesOf(f).full, run, &warning);
+        if (!warning.empty()) {
+            warnGpuFailed(f, gpu, warning);
             s->choice = BackendChoice::cpu(s->choice->options);  // as decided with gpuFailed
             setActive(f, s->backend->name(), sizesOf(f).full);
             *backend = s->backend.get();

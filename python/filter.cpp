@@ -59,10 +59,10 @@ Status Filter::run(const FrameSource& frame, const Destination& to, std::vector<
         convert(frame, &luma_);
         luma = luma_.view();
     }
-    std::string failure;
+    std::string warning;
     const Status s = runWithCpuFallback(
-        &backend_, options_, chain_, format_, [&](Backend& b) { return runOn(b, luma, to); }, &failure);
-    if (!failure.empty()) warnings->push_back(failure + "; using the cpu backend");
+        &backend_, options_, chain_, format_, [&](Backend& b) { return runOn(b, luma, to); }, &warning);
+    if (!warning.empty()) warnings->push_back(warning);
     return s;
 }
 

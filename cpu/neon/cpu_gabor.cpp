@@ -88,17 +88,15 @@ void CpuBackend::gaborRows(const GaborPlan& plan, const GaborOrientationPlan& o,
             case GaborSink::MaxMagnitude:
             case GaborSink::MaxEnergy: {
                 magnitudeRow(re, im, m, W);
-                // The winner's sector: a bank of edges only (asked once: a byte store may alias the plan).
-                if (std::uint8_t* sec = sinkTraits(plan.sink).sector ? sector_.row(y) : nullptr) {
-                    for (int x = 0; x < W; ++x)
-                        if (first || clearlyGreater(m[x], dst[x])) {
-                            dst[x] = m[x];
-                            sec[x] = o.sector;
-                        }
-                } else {
-                    for (int x = 0; x < W; ++x)
-                        if (first || clearlyGreater(m[x], dst[x])) dst[x] = m[x];
-                }
+                // The winner's sector, a bank of edges only: asked once a row, since a byte store
+                // may alias the plan (the sink would be read again after each).
+                std::uint8_t* const sec = sinkTraits(plan.sink).sector ? sector_.row(y) : nullptr;
+                const std::uint8_t sector = o.sector;
+                for (int x = 0; x < W; ++x)
+                    if (first || clearlyGreater(m[x], dst[x])) {
+                        dst[x] = m[x];
+                        if (sec) sec[x] = sector;
+                    }
                 break;
             }
             }

@@ -198,9 +198,9 @@ int runFilter(int argc, char** argv) {
     if (!fallback.empty()) std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", fallback.c_str());
     // One run of the frame; a GPU backend that fails on it gives one warning and the cpu runs it.
     auto run = [&](const auto& frame) {
-        std::string failure;
-        Status s = runWithCpuFallback(&backend, BackendOptions{a.threads, a.board}, chain, format, frame, &failure);
-        if (!failure.empty()) std::fprintf(stderr, "striate: warning: %s; using the cpu backend\n", failure.c_str());
+        std::string warning;
+        Status s = runWithCpuFallback(&backend, BackendOptions{a.threads, a.board}, chain, format, frame, &warning);
+        if (!warning.empty()) std::fprintf(stderr, "striate: warning: %s\n", warning.c_str());
         return s;
     };
     // OUT is the backend's 8-bit output, the codes the elements give (process8: a real output),
