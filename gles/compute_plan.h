@@ -128,6 +128,8 @@ private:
     static void uniformInt(ComputePass& p, const std::string& name, int v);
     static void uniformUint(ComputePass& p, const std::string& name, unsigned v);
     static void cascade(ComputePass& p, const CascadeFloat& f);
+    /// recursive_pairs.comp's DEMOD uniforms (B, d0, a1, a2, g, m).
+    static void demodulatedCascade(ComputePass& p, const DemodCascade& f);
 
     /// A stage's dispatches from plane `in`, returning the plane of its result: one overload per
     /// kind of stage (STRIATE_STAGE_PLANS), each in the stage's file (gles/compute/blur.cpp ...),

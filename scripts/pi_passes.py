@@ -118,14 +118,17 @@ def explain(build, sysroot, pi, gpu, board, backend, chain, image, work):
     if r.returncode != 0 or "using the cpu backend" in r.stderr:
         raise SystemExit("%s %s %s '%s' failed: %s" % (gpu, board, backend, chain, r.stderr[-500:]))
     text = r.stdout
-    lines = sorted({m.group(1) for m in map(STATS.match, text.splitlines()) if m and m.group(1).startswith("recursive_line.comp")})
+    lines = sorted({m.group(1) for m in map(STATS.match, text.splitlines()) if m and m.group(1).startswith(LINE_PROGRAMS)})
     for program, loops in line_loops(build, sysroot, pi, gpu, lines, work).items():
         text += "  %s: loops of %s instructions\n" % (program, ", ".join(map(str, loops)))
     return text
 
 
+# The recursive line programs: an invocation loops over its line (a row or a column, or a pair of
+# columns for recursive_pairs.comp's vertical pass), SAMPLES_PER_TRIP of its samples a trip.
+LINE_PROGRAMS = ("recursive_line.comp", "recursive_pairs.comp")
 QPU_BRANCH = re.compile(r"^0x[0-9a-f]+ +b[a-z]*\.[a-z]+ +(-?\d+),")
-PROGRAM_COUNT = re.compile(r"^  (.+): (\d+) inst$")
+PROGRAM_COUNT = re.compile(r"^  (.+): (\d+) inst, \d+ threads$")
 LOOPS = {}
 
 
@@ -317,7 +320,7 @@ def invocations_per_program(text, w, h):
     out = per_program(text, "the last frame's invocations per program")
     hysteresis = HYSTERESIS.search(text)
     for program in out:
-        if program.startswith("recursive_line.comp"):
+        if program.startswith(LINE_PROGRAMS):
             out[program] *= w if "AXIS=0" in program else h
         elif program.startswith("hysteresis.comp") and hysteresis:
             passes, iterations, groups = map(int, hysteresis.groups())
@@ -332,14 +335,14 @@ def loop_trips(program, loops):
     """How many times a compute program's kept loops run per invocation, where its instruction
     count (the compiler's, one trip's worth) is the model's per trip: 1 where the compiler kept no
     loop (gaussian_direct and gabor_direct take their radius as a define, so the compiler unrolls
-    their taps: v3d reports 0 loops up to a radius of about 16). recursive_line's line loop and
+    their taps: v3d reports 0 loops up to a radius of about 16). The line programs' loops and
     the hysteresis's tile loop are counted as items and from the llvmpipe runs (as_run), not here.
     A taps loop the compiler kept counts the whole program once a tap: an upper bound (the
     prologue and the store are counted every trip). box_blur's loops (its line shared by a
     workgroup, the blocks' prefix sums) are counted once: a lower bound. Each bound is noted in
     BOUNDED, which the tables print. Any other loop is an error, so that no loop is counted once
     without saying so."""
-    if not loops or program.startswith(("recursive_line.comp", "hysteresis.comp")):
+    if not loops or program.startswith(LINE_PROGRAMS + ("hysteresis.comp",)):
         return 1
     radius = re.search(r"\bRADIUS=(\d+)", program)
     if radius:
@@ -396,7 +399,7 @@ def passes(text, w, h):
         if "workgroups" in grid:
             gx, gy = map(int, re.match(r"(\d+)x(\d+)", grid).groups())
             items = gx * gy * local_size(name)
-            if name.startswith("recursive_line"):
+            if name.startswith(LINE_PROGRAMS):
                 # One invocation per line runs its causal and its anticausal loop over the line:
                 # a sample costs the two loops' instructions (line_loops: the QPU code's) over the
                 # samples a trip, the rest of the program runs once a line. Where the loops are not known, the whole

@@ -3,6 +3,7 @@
 #include "gles/compute_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <variant>
 
 namespace striate::gles {
@@ -11,9 +12,35 @@ int ComputePlanner::stage(const GaborStagePlan& plan, int in) { return gabor(pla
 
 int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     const int W = format_.width, H = format_.height;
-    const int gauss = plan.removeDc ? blur(plan.dcBlur, in) : -1;
-    const int out = plane(Format::R32F);
     const bool bank = isBankSink(plan.sink);
+    // A recursive stage whose output is a magnitude (a magnitude, a bank's maximum) runs on a
+    // pair buffer (recursive_pairs.comp: two columns' complex values a vec4), its vertical pass
+    // ending in the tail itself: no combine pass, the response never stored. Demodulated (sigma
+    // up to 8, as on the cpu), its DC plane is a buffer of pairs too, in the same form.
+    const bool pairs = plan.recursive && sinkTraits(plan.sink).magnitude;
+    const std::size_t pairsPerRow = static_cast<std::size_t>((W + 1) / 2);
+    const bool dcPairs = pairs && plan.demodulated && plan.removeDc;
+    const std::string demod = plan.demodulated ? "1" : "0";
+    const auto frameSize = [&](ComputePass& p) {
+        uniformInt(p, "width", W);
+        uniformInt(p, "height", H);
+    };
+    int gauss = -1;
+    if (dcPairs) {
+        gauss = buffer(sizeof(float) * 2 * pairsPerRow * H);
+        for (int axis = 0; axis < 2; ++axis) {
+            ComputePass& p = dispatch("recursive_pairs.comp", {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}},
+                                      groups(axis == 0 ? H : static_cast<int>(pairsPerRow), kLineGroup), 1,
+                                      "DC pair buffer (two columns' Gaussian)");
+            demodulatedCascade(p, plan.dcDemod);
+            frameSize(p);
+            if (axis == 0) sampler(p, 0, in);
+            storage(p, 0, gauss);
+        }
+    } else if (plan.removeDc) {
+        gauss = blur(plan.dcBlur, in);
+    }
+    const int out = plane(Format::R32F);
     if (sinkTraits(plan.sink).complex) {
         keptRe_ = plane(Format::R32F);
         keptIm_ = plane(Format::R32F);
@@ -22,38 +49,62 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     tailDefines.insert(tailDefines.end(), {{"REMOVE_DC", plan.removeDc ? "1" : "0"}, {"TIE", glslFloat(kTieTolerance)}});
     // The stage's output from orientation o's response (gabor_combine.comp's, or a recursive
     // vertical pass's tail): its inputs and outputs past the response's own.
-    const auto bindTail = [&](ComputePass& p, const GaborOrientationPlan& o, bool first) {
+    const auto bindTail = [&](ComputePass& p, const GaborOrientationPlan& o) {
         if (plan.removeDc) {
-            sampler(p, 2, gauss);
+            if (dcPairs) storage(p, 2, gauss);
+            else sampler(p, 2, gauss);
             uniform(p, "dcGain", o.dcGain);
         }
         image(p, 2, out, bank ? Access::ReadWrite : Access::Write);
-        if (bank) uniformInt(p, "first", first);
         if (sinkTraits(plan.sink).sector) {
             image(p, 3, sector, Access::Write);
             uniformUint(p, "orientationSector", o.sector);
         }
     };
-    // A recursive vertical pass ends in the tail itself where the output is a magnitude (a
-    // magnitude, a bank's maximum): no combine pass, the final response never stored.
-    const bool fusedTail = plan.recursive && sinkTraits(plan.sink).magnitude;
+    const int pairBuffer = pairs ? buffer(sizeof(float) * 4 * pairsPerRow * H) : -1;
+    // Demodulated: the recursion's coefficients, and each orientation's phases e^{i w n} (the
+    // columns' in pairs, then the rows').
+    const auto coefficients = [&](ComputePass& p, const GaborOrientationPlan& o, int axis) {
+        if (plan.demodulated) demodulatedCascade(p, axis == 0 ? o.dx : o.dy);
+        else cascade(p, axis == 0 ? o.x : o.y);
+    };
+    const auto phases = [&](const GaborOrientationPlan& o) {
+        std::vector<float> v;
+        for (std::size_t x = 0; x < 2 * pairsPerRow; ++x) v.insert(v.end(), {static_cast<float>(std::cos(o.wx * x)), static_cast<float>(std::sin(o.wx * x))});
+        for (int y = 0; y < H; ++y) v.insert(v.end(), {static_cast<float>(std::cos(o.wy * y)), static_cast<float>(std::sin(o.wy * y)), 0.0f, 0.0f});
+        return buffer(sizeof(float) * v.size(), v);
+    };
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
+        if (pairs) {
+            const int phase = plan.demodulated ? phases(o) : -1;
+            ComputePass& x = dispatch("recursive_pairs.comp", {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", "0"}}, groups(H, kLineGroup), 1,
+                                      "pair buffer (re, im of two columns)");
+            coefficients(x, o, 0);
+            frameSize(x);
+            sampler(x, 0, in);
+            storage(x, 0, pairBuffer);
+            if (phase >= 0) storage(x, 1, phase);
+            Defines d = {{"AXIS", "1"}, {"DEMOD", demod}, {"REAL", "0"}, {"FIRST", k == 0 ? "1" : "0"}, {"LAST", k + 1 == plan.bank.size() ? "1" : "0"}};
+            d.insert(d.end(), tailDefines.begin(), tailDefines.end());
+            ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kLineGroup), 1,
+                                      !bank ? "R32F" : k + 1 < plan.bank.size() ? "R32F (running maximum, squared)" : "R32F (maximum)");
+            coefficients(y, o, 1);
+            frameSize(y);
+            storage(y, 0, pairBuffer);
+            if (phase >= 0) storage(y, 1, phase);
+            bindTail(y, o);
+            continue;
+        }
         // Horizontal pass (real in), then vertical (complex in; recursive: in place).
         int re = -1, im = -1;
         for (int axis = 0; axis < 2; ++axis) {
             Defines d = {{"AXIS", std::to_string(axis)}, {"COMPLEX_IN", std::to_string(axis)}};
             if (plan.recursive) {
-                const bool inPlace = axis == 1, tail = axis == 1 && fusedTail;
+                const bool inPlace = axis == 1;
                 d.insert(d.end(), {{"COMPLEX_OUT", "1"}, {"IN_PLACE", inPlace ? "1" : "0"}});
-                if (tail) {
-                    d.push_back({"TAIL", "1"});
-                    d.insert(d.end(), tailDefines.begin(), tailDefines.end());
-                }
                 ComputePass& p = dispatch("recursive_line.comp", d, groups(axis == 0 ? H : W, kLineGroup), 1,
-                                          tail   ? (bank ? "R32F (running maximum)" : "R32F")
-                                          : inPlace ? "2 x R32F (re, im), in place"
-                                                    : "2 x R32F (re, im)");
+                                          inPlace ? "2 x R32F (re, im), in place" : "2 x R32F (re, im)");
                 cascade(p, axis == 0 ? o.x : o.y);
                 if (!inPlace) {
                     sampler(p, 0, in);
@@ -62,7 +113,6 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
                 }
                 image(p, 0, re, Access::ReadWrite);
                 image(p, 1, im, Access::ReadWrite);
-                if (tail) bindTail(p, o, k == 0);
                 continue;
             }
             // The plan's half taps (c_k, s_k), k = 0..R, of this orientation and axis.
@@ -80,12 +130,12 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             image(p, 0, re, Access::Write);
             image(p, 1, im, Access::Write);
         }
-        if (fusedTail) continue;
         ComputePass& p = dispatch("gabor_combine.comp", tailDefines, groups(W, kTile), groups(H, kTile),
                                   bank ? "R32F (running maximum)" : "R32F");
         sampler(p, 0, re);
         sampler(p, 1, im);
-        bindTail(p, o, k == 0);
+        bindTail(p, o);
+        if (bank) uniformInt(p, "first", k == 0);
         if (sinkTraits(plan.sink).complex) {
             image(p, 0, keptRe_, Access::Write);
             image(p, 1, keptIm_, Access::Write);

@@ -4,11 +4,8 @@
 // line. COMPLEX_IN reads an imaginary input plane too; COMPLEX_OUT writes one (a Gaussian's
 // output is real). The causal output is stored and read back by the same invocation, which the
 // GLSL memory model orders. IN_PLACE: the input is the output images' own contents (COMPLEX_IN
-// equal to COMPLEX_OUT); each sample is read before the causal pass overwrites it. TAIL: the
-// anticausal pass hands each output to the Gabor stage's tail (below) instead of storing it.
-#ifndef TAIL
-#define TAIL 0
-#endif
+// equal to COMPLEX_OUT); each sample is read before the causal pass overwrites it. (A Gabor stage
+// that ends in a magnitude runs on recursive_pairs.comp instead.)
 // Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
 // over it).
 #define SAMPLES_PER_TRIP 4
@@ -29,26 +26,6 @@ uniform highp vec2 q[3];   // anticausal poles
 uniform highp vec2 g[3];   // causal steady state per unit input, section k
 uniform highp vec2 h[3];   // anticausal steady state per unit input
 uniform highp vec2 m[9];   // border matrix, row-major
-#if TAIL
-// A Gabor stage's output from each final sample of a vertical pass, in place of storing it
-// (gabor_combine.comp's, for SINK_MAGNITUDE, SINK_MAX_MAGNITUDE and SINK_MAX_ENERGY): the K_x K_y
-// weighted Gaussian subtracted with REMOVE_DC, the magnitude, a bank's running maximum (the first
-// of near-equal maxima kept, TIE) and the winner's sector.
-#if REMOVE_DC
-layout(binding = 2) uniform highp sampler2D gauss;
-uniform highp float dcGain;
-#endif
-#if SINK == SINK_MAX_MAGNITUDE || SINK == SINK_MAX_ENERGY
-layout(r32f, binding = 2) uniform highp image2D dst;
-uniform bool first;
-#else
-layout(r32f, binding = 2) writeonly uniform highp image2D dst;
-#endif
-#if SINK == SINK_MAX_ENERGY
-layout(r32ui, binding = 3) writeonly uniform highp uimage2D sector;
-uniform uint orientationSector;
-#endif
-#endif
 
 highp vec2 cmul(highp vec2 a, highp vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
@@ -85,29 +62,8 @@ highp vec2 sampleAt(int line, int i) {
 }
 #endif
 
-#if TAIL
-void tail(ivec2 at, highp vec2 z) {
-#if REMOVE_DC
-    z.x -= dcGain * texelFetch(gauss, at, 0).r;
-#endif
-    highp float magnitude = sqrt(z.x * z.x + z.y * z.y);
-#if SINK == SINK_MAX_MAGNITUDE || SINK == SINK_MAX_ENERGY
-    // Stored either way (a branch in the loop costs more than the store): the maximum so far
-    // where this orientation does not win.
-    highp float best = first ? 0.0 : imageLoad(dst, at).r;
-    bool wins = first || magnitude > best * (1.0 + TIE);
-#if SINK == SINK_MAX_ENERGY
-    if (wins) imageStore(sector, at, uvec4(orientationSector, 0u, 0u, 0u));
-#endif
-    magnitude = wins ? magnitude : best;
-#endif
-    imageStore(dst, at, vec4(magnitude, 0.0, 0.0, 0.0));
-}
-#endif
-
 // One sample of each direction's three sections (their states in place): the causal from the
-// input, the anticausal from the causal output, which it replaces with the result (or hands to
-// the tail).
+// input, the anticausal from the causal output, which it replaces with the result.
 void causal(int line, int i, inout highp vec2 s0, inout highp vec2 s1, inout highp vec2 s2) {
     s0 = sampleAt(line, i) + cmul(s0, p[0]);
     s1 = s0 + cmul(s1, p[1]);
@@ -118,11 +74,7 @@ void anticausal(int line, int i, inout highp vec2 t0, inout highp vec2 t1, inout
     t0 = stored(line, i) + cmul(t0, q[0]);
     t1 = t0 + cmul(t1, q[1]);
     t2 = t1 + cmul(t2, q[2]);
-#if TAIL
-    tail(AT(i), B * t2);
-#else
     store(line, i, B * t2);
-#endif
 }
 
 void main() {
@@ -135,7 +87,6 @@ void main() {
     int n = size.y;
     if (line >= size.x) return;
 #endif
-    // (`head`, not `first`: the tail's uniform has that name.)
     highp vec2 head = sampleAt(line, 0), last = sampleAt(line, n - 1);
     highp vec2 s0 = cmul(head, g[0]), s1 = cmul(head, g[1]), s2 = cmul(head, g[2]);
     // Four samples a trip (a loop's control and its waits for the texture unit shared by four),

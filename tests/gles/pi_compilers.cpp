@@ -9,7 +9,8 @@
 //                                  same check: it must fail, naming the shader
 //   pi_compilers --compute PROGRAM...  each compute program, named as --explain names it
 //                                  ("recursive_line.comp AXIS=0 ..."), compiled and dispatched
-//                                  once (where Mesa's v3d compiles): a line "PROGRAM: N inst";
+//                                  once (where Mesa's v3d compiles): a line "PROGRAM: N inst,
+//                                  T threads";
 //                                  with V3D_DEBUG=qpu the driver prints its code, whose loops
 //                                  scripts/pi_passes.py measures
 //
@@ -293,9 +294,13 @@ int computePrograms(const std::vector<std::string>& programs) {
     gles::DriverLog log;
     if (!ownContext(&ctx, &log)) return 2;
     gles::ProgramCache cache(ctx->info().major, ctx->info().minor);
-    // Every image and sampler unit a program may use bound to a small R32F texture: the driver
-    // sets up a dispatch's state from them even where nothing executes.
-    GLuint texture = 0;
+    // Every image and sampler unit a program may use bound to a small R32F texture, and every
+    // storage-buffer binding to a small buffer: the driver sets up a dispatch's state from them
+    // even where nothing executes.
+    GLuint texture = 0, buffer = 0;
+    glGenBuffers(1, &buffer);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 256, nullptr, GL_STATIC_DRAW);
     glGenTextures(1, &texture);
     glBindTexture(GL_TEXTURE_2D, texture);
     glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, 4, 4);
@@ -305,6 +310,7 @@ int computePrograms(const std::vector<std::string>& programs) {
         glBindImageTexture(unit, texture, 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32F);
         glActiveTexture(GL_TEXTURE0 + unit);
         glBindTexture(GL_TEXTURE_2D, texture);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, unit, buffer);
     }
     int status = 0;
     for (const std::string& name : programs) {
@@ -331,10 +337,11 @@ int computePrograms(const std::vector<std::string>& programs) {
             status = 1;
             continue;
         }
-        std::printf("  %s: %d inst\n", name.c_str(), stats->instructions);
+        std::printf("  %s: %d inst, %d threads\n", name.c_str(), stats->instructions, stats->threads);
         std::fflush(stdout);  // after the driver's own output for it (V3D_DEBUG goes to stderr)
     }
     glDeleteTextures(1, &texture);
+    glDeleteBuffers(1, &buffer);
     log.uninstall();
     return status;
 }

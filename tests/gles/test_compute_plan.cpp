@@ -2,6 +2,7 @@
 // passes a chain becomes, the planes shared by liveness, and the GPU memory a plan holds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -81,12 +82,39 @@ TEST(ComputePlan, CannyHoldsTwoFloatAndTwoIntegerPlanes) {
     EXPECT_EQ(repeated, 1) << "the hysteresis: one step repeated until stable";
 }
 
+std::size_t passesNamed(const gles::ComputePlan& plan, const std::string& prefix) {
+    return static_cast<std::size_t>(std::count_if(plan.passes.begin(), plan.passes.end(),
+                                                  [&](const gles::PassInfo& p) { return p.name.starts_with(prefix); }));
+}
+
 TEST(ComputePlan, AGaborBankKeepsOneRunningMaximum) {
-    // Input, DC plane, running maximum, and one orientation's complex pair at a time.
+    // Demodulated (sigma up to 8): the input and the running maximum; one orientation's complex
+    // response at a time in a pair buffer (two columns' values a vec4: two planes' bytes); the DC
+    // plane as a buffer of real pairs (one plane's); each orientation's phases (its columns' in
+    // pairs, then its rows', a vec4 each).
     const gles::ComputePlan plan = planOf("gabor sigma=4 wavelength=8 orientations=6");
     expectWellFormed(plan);
-    EXPECT_EQ(plan.planes.size(), 5u);
-    EXPECT_LE(plan.bytes(k1080p) / kMiB, 48.0);
+    EXPECT_EQ(plan.planes.size(), 2u);
+    const std::size_t frame = sizeof(float) * 1920 * 1080, phases = 6 * 4 * sizeof(float) * (960 + 1080);
+    EXPECT_EQ(plan.bytes(k1080p), 5 * frame + phases);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0"), 6u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0"), 6u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1"), 1u);  // the DC plane
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=1"), 1u);
+    EXPECT_EQ(passesNamed(plan, "recursive_line.comp"), 0u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=1 LAST=0"), 1u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=0 LAST=1"), 1u);
+}
+
+TEST(ComputePlan, ABankAboveSigma8RunsThePoleFormOnPairs) {
+    // The pole form on the pair buffer; the DC plane the recursive blur's, in place.
+    const gles::ComputePlan plan = planOf("gabor sigma=12 wavelength=24 orientations=6");
+    expectWellFormed(plan);
+    EXPECT_EQ(plan.planes.size(), 3u);
+    EXPECT_EQ(plan.bytes(k1080p), 5u * sizeof(float) * 1920 * 1080);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=0"), 6u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=0"), 6u);
+    EXPECT_EQ(passesNamed(plan, "recursive_line.comp"), 2u);
 }
 
 TEST(ComputePlan, PlanesDoNotGrowWithTheChain) {

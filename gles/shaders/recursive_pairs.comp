@@ -1,0 +1,299 @@
+// A recursive Gabor stage that ends in a magnitude (a magnitude, a bank's maximum), on a pair
+// buffer (docs/algorithms.md, "gles-compute's Gabor on pair buffers"): the complex response of
+// columns 2k and 2k+1 of a row in one vec4 of a storage buffer (re, im of the even column, re, im
+// of the odd), so that one access carries two samples (GLES 3.1 has no read-write four-channel
+// image). Exact replicate borders, in one of two forms:
+// - the pole (cascade) form of recursive_line.comp (DEMOD 0);
+// - DEMOD 1, demodulated (the cpu's form up to sigma 8, DemodCascade in core/plan.h): the
+//   Gaussian's recursion on the line times e^{-i w n}, its real pole and its conjugate pair as one
+//   real second-order section on each component. The response is left demodulated: its magnitude
+//   is the same, and the DC term turns instead, by e^{-i (wx x + wy y)}.
+// AXIS 0: one invocation per row, from the real input (a sampler) into the pair buffer.
+// AXIS 1: one invocation per pair of columns, in place (each sample read before the causal pass
+// overwrites it), both columns' recursions side by side; the anticausal pass hands each output to
+// the Gabor stage's tail (below), a pixel at a time, instead of storing it.
+// REAL (with DEMOD): the stage's DC plane, the Gaussian G*I (DemodCascade at w = 0), real, a
+// vec2 a pair, both passes stored; the demodulated tail reads it two pixels at a time.
+// Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
+// over it). An AXIS 0 trip is two pairs of a row; an AXIS 1 trip four rows of a column pair, whose
+// samples are twice that: the count is per invocation.
+#define SAMPLES_PER_TRIP 4
+layout(local_size_x = 64) in;
+#if AXIS == 0
+layout(binding = 0) uniform highp sampler2D src;
+#endif
+// A sample (ONE) and a pair of them (TWO), complex or REAL; EVEN and ODD take a pair's two.
+#if REAL
+#define ONE float
+#define TWO vec2
+#define EVEN(v) v.x
+#define ODD(v) v.y
+#else
+#define ONE vec2
+#define TWO vec4
+#define EVEN(v) v.xy
+#define ODD(v) v.zw
+#endif
+// The pair buffer: row y's pair k at y * ((width + 1) / 2) + k.
+layout(std430, binding = 0) buffer Pairs { highp TWO pairs[]; };
+uniform int width, height;  // the frame's
+uniform highp float B;
+uniform highp vec2 g[3];  // the causal states per unit first sample
+#if DEMOD
+uniform highp float d0, a1, a2;  // s0 = x + d0 s0, y = s0 + a2 y[n-2] + a1 y[n-1]
+uniform highp vec2 m[12];        // anticausal states from (last sample, s0, y1, y2), row-major
+#if !REAL
+// The phases e^{i w n}: pair k's columns (e^{i wx 2k}, e^{i wx (2k+1)}) at k, then row y's
+// (e^{i wy y}, unused) at (width + 1) / 2 + y.
+layout(std430, binding = 1) readonly buffer Phases { highp vec4 phase[]; };
+#endif
+#else
+uniform highp vec2 p[3];  // causal poles
+uniform highp vec2 q[3];  // anticausal poles
+uniform highp vec2 h[3];  // anticausal steady state per unit input
+uniform highp vec2 m[9];  // border matrix, row-major
+#endif
+#if AXIS == 1 && !REAL
+#if REMOVE_DC && DEMOD
+layout(std430, binding = 2) readonly buffer Dc { highp vec2 dcPairs[]; };  // REAL's
+uniform highp float dcGain;
+#elif REMOVE_DC
+layout(binding = 2) uniform highp sampler2D gauss;
+uniform highp float dcGain;
+#endif
+#define BANK (SINK == SINK_MAX_MAGNITUDE || SINK == SINK_MAX_ENERGY)
+#if BANK && !FIRST
+layout(r32f, binding = 2) uniform highp image2D dst;
+#else
+layout(r32f, binding = 2) writeonly uniform highp image2D dst;
+#endif
+#if SINK == SINK_MAX_ENERGY
+layout(r32ui, binding = 3) writeonly uniform highp uimage2D sector;
+uniform uint orientationSector;
+#endif
+#endif
+
+highp vec2 cmul(highp vec2 a, highp vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+// Two complex values (a pair's) times one.
+highp vec4 cmul(highp vec4 a, highp vec2 b) { return vec4(cmul(a.xy, b), cmul(a.zw, b)); }
+// A sample, or a pair, times a coefficient (complex; REAL's have no imaginary part).
+#if REAL
+#if !DEMOD
+#error "REAL is the demodulated form's DC plane"
+#endif
+highp float coef(highp float a, highp vec2 c) { return a * c.x; }
+highp vec2 coef(highp vec2 a, highp vec2 c) { return a * c.x; }
+#else
+highp vec2 coef(highp vec2 a, highp vec2 c) { return cmul(a, c); }
+highp vec4 coef(highp vec4 a, highp vec2 c) { return cmul(a, c); }
+#endif
+// A real first sample times a coefficient.
+highp ONE scaled(highp float x, highp vec2 c) {
+#if REAL
+    return x * c.x;
+#else
+    return x * c;
+#endif
+}
+// a times the conjugate of the phase e: a demodulated.
+highp vec2 turnBack(highp vec2 a, highp vec2 e) { return vec2(a.x * e.x + a.y * e.y, a.y * e.x - a.x * e.y); }
+highp vec4 turnBack(highp vec4 a, highp vec2 e) { return vec4(turnBack(a.xy, e), turnBack(a.zw, e)); }
+
+// One sample of one direction (`backward`: the anticausal), its three states in place: the
+// output times B. Anticausal start: the states from the last sample and the causal states.
+#if DEMOD
+#define RECURSION(T)                                                                            \
+    T advance(T x, inout T s0, inout T y1, inout T y2, bool backward) {                       \
+        s0 = x + d0 * s0;                                                                       \
+        T y = s0 + a2 * y2 + a1 * y1;                                                           \
+        y2 = y1;                                                                                \
+        y1 = y;                                                                                 \
+        return B * y;                                                                           \
+    }                                                                                           \
+    void backwardStart(T last, T s0, T s1, T s2, out T t0, out T t1, out T t2) {                \
+        t0 = coef(last, m[0]) + coef(s0, m[1]) + coef(s1, m[2]) + coef(s2, m[3]);               \
+        t1 = coef(last, m[4]) + coef(s0, m[5]) + coef(s1, m[6]) + coef(s2, m[7]);               \
+        t2 = coef(last, m[8]) + coef(s0, m[9]) + coef(s1, m[10]) + coef(s2, m[11]);             \
+    }
+#else
+#define RECURSION(T)                                                                            \
+    T advance(T x, inout T s0, inout T s1, inout T s2, bool backward) {                       \
+        s0 = x + coef(s0, backward ? q[0] : p[0]);                                              \
+        s1 = s0 + coef(s1, backward ? q[1] : p[1]);                                             \
+        s2 = s1 + coef(s2, backward ? q[2] : p[2]);                                             \
+        return B * s2;                                                                          \
+    }                                                                                           \
+    void backwardStart(T last, T s0, T s1, T s2, out T t0, out T t1, out T t2) {                \
+        /* The steady state for the last input plus the border matrix applied to the causal */  \
+        /* states' deviations from theirs (recursive_line.comp's). */                           \
+        T d0 = s0 - coef(last, g[0]), d1 = s1 - coef(last, g[1]), d2 = s2 - coef(last, g[2]);   \
+        T u = B * coef(last, g[2]);                                                             \
+        t0 = coef(u, h[0]) + coef(d0, m[0]) + coef(d1, m[1]) + coef(d2, m[2]);                  \
+        t1 = coef(u, h[1]) + coef(d0, m[3]) + coef(d1, m[4]) + coef(d2, m[5]);                  \
+        t2 = coef(u, h[2]) + coef(d0, m[6]) + coef(d1, m[7]) + coef(d2, m[8]);                  \
+    }
+#endif
+RECURSION(highp ONE)
+RECURSION(highp TWO)
+
+#if AXIS == 0
+highp float at(int line, int i) { return texelFetch(src, ivec2(i, line), 0).r; }
+// Sample i (real) demodulated: x e^{-i wx i} (the pole form: as it is).
+#if DEMOD && !REAL
+highp vec4 columnPhases(int k) { return phase[k]; }
+highp vec2 demod(highp float x, highp vec2 e) { return x * vec2(e.x, -e.y); }
+#elif REAL
+highp vec4 columnPhases(int k) { return vec4(0.0); }
+highp float demod(highp float x, highp vec2 e) { return x; }
+#else
+highp vec4 columnPhases(int k) { return vec4(0.0); }
+highp vec2 demod(highp float x, highp vec2 e) { return vec2(x, 0.0); }
+#endif
+
+void main() {
+    int n = width, line = int(gl_GlobalInvocationID.x), row = line * ((n + 1) / 2);
+    if (line >= height) return;
+    int full = n / 2;  // pairs holding two samples; an odd row's last pair holds one
+    highp float head = at(line, 0);
+    highp vec4 e = columnPhases((n - 1) / 2);
+    highp ONE last = demod(at(line, n - 1), (n & 1) == 1 ? e.xy : e.zw);
+    highp ONE s0 = scaled(head, g[0]), s1 = scaled(head, g[1]), s2 = scaled(head, g[2]);
+    int k = 0;
+    for (; k + 1 < full; k += 2) {
+        e = columnPhases(k);
+        highp ONE a = advance(demod(at(line, 2 * k), e.xy), s0, s1, s2, false);
+        highp ONE b = advance(demod(at(line, 2 * k + 1), e.zw), s0, s1, s2, false);
+        pairs[row + k] = TWO(a, b);
+        e = columnPhases(k + 1);
+        a = advance(demod(at(line, 2 * k + 2), e.xy), s0, s1, s2, false);
+        b = advance(demod(at(line, 2 * k + 3), e.zw), s0, s1, s2, false);
+        pairs[row + k + 1] = TWO(a, b);
+    }
+    if (k < full) {
+        e = columnPhases(k);
+        highp ONE a = advance(demod(at(line, 2 * k), e.xy), s0, s1, s2, false);
+        highp ONE b = advance(demod(at(line, 2 * k + 1), e.zw), s0, s1, s2, false);
+        pairs[row + k] = TWO(a, b);
+    }
+    if (n > 2 * full) pairs[row + full] = TWO(advance(last, s0, s1, s2, false), ONE(0.0));
+    highp ONE t0, t1, t2;
+    backwardStart(last, s0, s1, s2, t0, t1, t2);
+    if (n > 2 * full) {
+        highp ONE c = EVEN(pairs[row + full]);
+        pairs[row + full] = TWO(advance(c, t0, t1, t2, true), ONE(0.0));
+    }
+    for (k = full - 1; k >= 1; k -= 2) {
+        highp TWO v = pairs[row + k];
+        highp ONE b = advance(ODD(v), t0, t1, t2, true), a = advance(EVEN(v), t0, t1, t2, true);
+        pairs[row + k] = TWO(a, b);
+        v = pairs[row + k - 1];
+        b = advance(ODD(v), t0, t1, t2, true);
+        a = advance(EVEN(v), t0, t1, t2, true);
+        pairs[row + k - 1] = TWO(a, b);
+    }
+    if (k == 0) {
+        highp TWO v = pairs[row];
+        highp ONE b = advance(ODD(v), t0, t1, t2, true), a = advance(EVEN(v), t0, t1, t2, true);
+        pairs[row] = TWO(a, b);
+    }
+}
+#else
+int stride;  // pairs a row: (width + 1) / 2
+#if DEMOD && !REAL
+highp vec4 columns;  // this pair's column phases
+highp vec2 rowPhase(int i) { return phase[stride + i].xy; }
+#endif
+
+#if !REAL
+// The Gabor stage's output at one pixel from its response: the K_x K_y weighted Gaussian `dc`
+// subtracted with REMOVE_DC (demodulated: turned by the conjugate of the pixel's phase `e`),
+// then the magnitude; in a bank (FIRST and LAST: its first and last orientation) the running
+// maximum of squared magnitudes, the first of near-equal maxima kept (ties at (1 + TIE)^2, the
+// cpu's rule), its square root taken by the last orientation, and the winner's sector.
+void tail(ivec2 at, highp vec2 z, highp vec2 e, highp float dc) {
+#if REMOVE_DC && DEMOD
+    z -= dc * vec2(e.x, -e.y);
+#elif REMOVE_DC
+    z.x -= dc;
+#endif
+    highp float v = z.x * z.x + z.y * z.y;
+#if BANK && !FIRST
+    highp float best = imageLoad(dst, at).r;
+    bool wins = v > best * ((1.0 + TIE) * (1.0 + TIE));
+#if SINK == SINK_MAX_ENERGY
+    if (wins) imageStore(sector, at, uvec4(orientationSector, 0u, 0u, 0u));
+#endif
+    v = wins ? v : best;
+#elif SINK == SINK_MAX_ENERGY
+    imageStore(sector, at, uvec4(orientationSector, 0u, 0u, 0u));
+#endif
+#if LAST
+    v = sqrt(v);
+#endif
+    imageStore(dst, at, vec4(v, 0.0, 0.0, 0.0));
+}
+#endif
+
+void causal(int line, int i, inout highp TWO s0, inout highp TWO s1, inout highp TWO s2) {
+    highp TWO x = pairs[i * stride + line];
+#if DEMOD && !REAL
+    x = turnBack(x, rowPhase(i));
+#endif
+    pairs[i * stride + line] = advance(x, s0, s1, s2, false);
+}
+void anticausal(int line, int i, inout highp TWO t0, inout highp TWO t1, inout highp TWO t2) {
+    highp TWO z = advance(pairs[i * stride + line], t0, t1, t2, true);
+#if REAL
+    pairs[i * stride + line] = z;
+#else
+    // The odd column of an odd-width frame's last pair lies outside the output: its image
+    // accesses do nothing (a store outside an image is ignored, a load returns zero, and the
+    // fetch's undefined value goes nowhere).
+    ivec2 even = ivec2(2 * line, i), odd = ivec2(2 * line + 1, i);
+#if REMOVE_DC && DEMOD
+    highp vec2 dc = dcGain * dcPairs[i * stride + line], e = rowPhase(i);
+    tail(even, z.xy, cmul(columns.xy, e), dc.x);
+    tail(odd, z.zw, cmul(columns.zw, e), dc.y);
+#elif REMOVE_DC
+    tail(even, z.xy, vec2(0.0), dcGain * texelFetch(gauss, even, 0).r);
+    tail(odd, z.zw, vec2(0.0), dcGain * texelFetch(gauss, odd, 0).r);
+#else
+    tail(even, z.xy, vec2(0.0), 0.0);
+    tail(odd, z.zw, vec2(0.0), 0.0);
+#endif
+#endif
+}
+
+void main() {
+    stride = (width + 1) / 2;
+    int line = int(gl_GlobalInvocationID.x), n = height;
+    if (line >= stride) return;
+    highp TWO head = pairs[line], last = pairs[(n - 1) * stride + line];  // row 0's phase is 1
+#if DEMOD && !REAL
+    columns = phase[line];
+    last = turnBack(last, rowPhase(n - 1));
+#endif
+    highp TWO s0 = coef(head, g[0]), s1 = coef(head, g[1]), s2 = coef(head, g[2]);
+    int i = 0;
+    for (; i + 3 < n; i += SAMPLES_PER_TRIP) {
+        causal(line, i, s0, s1, s2);
+        causal(line, i + 1, s0, s1, s2);
+        causal(line, i + 2, s0, s1, s2);
+        causal(line, i + 3, s0, s1, s2);
+    }
+    if (i < n) causal(line, i, s0, s1, s2);
+    if (i + 1 < n) causal(line, i + 1, s0, s1, s2);
+    if (i + 2 < n) causal(line, i + 2, s0, s1, s2);
+    highp TWO t0, t1, t2;
+    backwardStart(last, s0, s1, s2, t0, t1, t2);
+    for (i = n - 1; i > 2; i -= SAMPLES_PER_TRIP) {
+        anticausal(line, i, t0, t1, t2);
+        anticausal(line, i - 1, t0, t1, t2);
+        anticausal(line, i - 2, t0, t1, t2);
+        anticausal(line, i - 3, t0, t1, t2);
+    }
+    if (i >= 0) anticausal(line, i, t0, t1, t2);
+    if (i >= 1) anticausal(line, i - 1, t0, t1, t2);
+    if (i >= 2) anticausal(line, i - 2, t0, t1, t2);
+}
+#endif
