@@ -108,7 +108,8 @@ void ComputePlanner::demodulatedCascade(ComputePass& p, const DemodCascade& f) {
     for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 4; ++k) m.insert(m.end(), {f.qr[j][k], f.qi[j][k]});
     for (auto& [name, v] : {std::pair{"B", f.B}, {"d0", f.d0}, {"a1", f.a1}, {"a2", f.a2}}) uniform(p, name, v);
-    for (auto& [name, values] : {std::pair{"g", g}, {"m", m}}) p.uniforms.push_back({name, ComputeUniform::Type::Vec2, values, {}});
+    for (auto& [name, values] : {std::pair{"g", g}, {"m", m}})
+        p.uniforms.push_back({name, ComputeUniform::Type::Vec2, values, {}});
 }
 
 void ComputePlanner::planChain(const Chain& chain) {

@@ -1,5 +1,6 @@
 // gles-compute's Gabor stage and bank (docs/algorithms.md 3): each orientation's horizontal and
-// vertical passes, then its tail (a combine pass, or fused into a recursive vertical pass).
+// vertical passes, then its tail (a combine pass, or, where a recursive stage ends in a
+// magnitude, the vertical pass's own on a pair buffer: recursive_pairs.comp).
 #include "gles/compute_plan.h"
 
 #include <algorithm>
@@ -29,9 +30,9 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     if (dcPairs) {
         gauss = buffer(sizeof(float) * 2 * pairsPerRow * H);
         for (int axis = 0; axis < 2; ++axis) {
-            ComputePass& p = dispatch("recursive_pairs.comp", {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}},
-                                      groups(axis == 0 ? H : static_cast<int>(pairsPerRow), kLineGroup), 1,
-                                      "DC pair buffer (two columns' Gaussian)");
+            const Defines d = {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}};
+            ComputePass& p = dispatch("recursive_pairs.comp", d, groups(axis == 0 ? H : static_cast<int>(pairsPerRow), kLineGroup),
+                                      1, "DC pair buffer (two columns' Gaussian)");
             demodulatedCascade(p, plan.dcDemod);
             frameSize(p);
             if (axis == 0) sampler(p, 0, in);
@@ -62,37 +63,35 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         }
     };
     const int pairBuffer = pairs ? buffer(sizeof(float) * 4 * pairsPerRow * H) : -1;
-    // Demodulated: the recursion's coefficients, and each orientation's phases e^{i w n} (the
-    // columns' in pairs, then the rows').
+    // The recursion's coefficients; demodulated, the phase's turn from sample to sample along the
+    // axis, e^{i w}, and the line's last sample's, e^{i w (n - 1)}, and along columns the
+    // columns' frequency (for the DC term).
     const auto coefficients = [&](ComputePass& p, const GaborOrientationPlan& o, int axis) {
-        if (plan.demodulated) demodulatedCascade(p, axis == 0 ? o.dx : o.dy);
-        else cascade(p, axis == 0 ? o.x : o.y);
-    };
-    const auto phases = [&](const GaborOrientationPlan& o) {
-        std::vector<float> v;
-        for (std::size_t x = 0; x < 2 * pairsPerRow; ++x) v.insert(v.end(), {static_cast<float>(std::cos(o.wx * x)), static_cast<float>(std::sin(o.wx * x))});
-        for (int y = 0; y < H; ++y) v.insert(v.end(), {static_cast<float>(std::cos(o.wy * y)), static_cast<float>(std::sin(o.wy * y)), 0.0f, 0.0f});
-        return buffer(sizeof(float) * v.size(), v);
+        if (!plan.demodulated) return cascade(p, axis == 0 ? o.x : o.y);
+        demodulatedCascade(p, axis == 0 ? o.dx : o.dy);
+        const double w = axis == 0 ? o.wx : o.wy, last = w * ((axis == 0 ? W : H) - 1);
+        for (auto [name, angle] : {std::pair{"turn", w}, {"lastPhase", last}})
+            p.uniforms.push_back(
+                {name, ComputeUniform::Type::Vec2, {static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle))}, {}});
+        if (axis == 1 && plan.removeDc) uniform(p, "wx", static_cast<float>(o.wx));
     };
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         if (pairs) {
-            const int phase = plan.demodulated ? phases(o) : -1;
-            ComputePass& x = dispatch("recursive_pairs.comp", {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", "0"}}, groups(H, kLineGroup), 1,
-                                      "pair buffer (re, im of two columns)");
+            ComputePass& x = dispatch("recursive_pairs.comp", {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", "0"}},
+                                      groups(H, kLineGroup), 1, "pair buffer (re, im of two columns)");
             coefficients(x, o, 0);
             frameSize(x);
             sampler(x, 0, in);
             storage(x, 0, pairBuffer);
-            if (phase >= 0) storage(x, 1, phase);
-            Defines d = {{"AXIS", "1"}, {"DEMOD", demod}, {"REAL", "0"}, {"FIRST", k == 0 ? "1" : "0"}, {"LAST", k + 1 == plan.bank.size() ? "1" : "0"}};
+            const bool last = k + 1 == plan.bank.size();
+            Defines d = {{"AXIS", "1"}, {"DEMOD", demod}, {"REAL", "0"}, {"FIRST", k == 0 ? "1" : "0"}, {"LAST", last ? "1" : "0"}};
             d.insert(d.end(), tailDefines.begin(), tailDefines.end());
             ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kLineGroup), 1,
-                                      !bank ? "R32F" : k + 1 < plan.bank.size() ? "R32F (running maximum, squared)" : "R32F (maximum)");
+                                      !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)");
             coefficients(y, o, 1);
             frameSize(y);
             storage(y, 0, pairBuffer);
-            if (phase >= 0) storage(y, 1, phase);
             bindTail(y, o);
             continue;
         }

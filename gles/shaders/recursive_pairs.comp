@@ -7,7 +7,8 @@
 // - DEMOD 1, demodulated (the cpu's form up to sigma 8, DemodCascade in core/plan.h): the
 //   Gaussian's recursion on the line times e^{-i w n}, its real pole and its conjugate pair as one
 //   real second-order section on each component. The response is left demodulated: its magnitude
-//   is the same, and the DC term turns instead, by e^{-i (wx x + wy y)}.
+//   is the same, and the DC term turns instead, by e^{-i (wx x + wy y)}. The phases are turned
+//   from sample to sample (below): no table.
 // AXIS 0: one invocation per row, from the real input (a sampler) into the pair buffer.
 // AXIS 1: one invocation per pair of columns, in place (each sample read before the causal pass
 // overwrites it), both columns' recursions side by side; the anticausal pass hands each output to
@@ -43,9 +44,13 @@ uniform highp vec2 g[3];  // the causal states per unit first sample
 uniform highp float d0, a1, a2;  // s0 = x + d0 s0, y = s0 + a2 y[n-2] + a1 y[n-1]
 uniform highp vec2 m[12];        // anticausal states from (last sample, s0, y1, y2), row-major
 #if !REAL
-// The phases e^{i w n}: pair k's columns (e^{i wx 2k}, e^{i wx (2k+1)}) at k, then row y's
-// (e^{i wy y}, unused) at (width + 1) / 2 + y.
-layout(std430, binding = 1) readonly buffer Phases { highp vec4 phase[]; };
+// The phases e^{i w n} along this pass's axis: each sample's from the one before it, turned by
+// `turn` = e^{i w} (and renormalised each trip), from 1 at n = 0 forward and from `lastPhase` =
+// e^{i w (n - 1)} backward; both made on the host in double.
+uniform highp vec2 turn, lastPhase;
+#if AXIS == 1 && REMOVE_DC
+uniform highp float wx;  // the columns' frequency, for the DC term's turn
+#endif
 #endif
 #else
 uniform highp vec2 p[3];  // causal poles
@@ -95,6 +100,19 @@ highp ONE scaled(highp float x, highp vec2 c) {
     return x * c;
 #endif
 }
+// The phase of the next sample, and of the one before (a phase's magnitude kept at 1 by a Newton
+// step for 1 / |e| each trip: the rotation's rounding would otherwise grow with the line).
+#if DEMOD && !REAL
+highp vec2 next(highp vec2 e) { return cmul(e, turn); }
+highp vec2 previous(highp vec2 e) { return cmul(e, vec2(turn.x, -turn.y)); }
+highp vec2 renormalised(highp vec2 e) { return e * (1.5 - 0.5 * dot(e, e)); }
+highp vec2 phaseOfLast() { return lastPhase; }
+#else
+highp vec2 next(highp vec2 e) { return e; }
+highp vec2 previous(highp vec2 e) { return e; }
+highp vec2 renormalised(highp vec2 e) { return e; }
+highp vec2 phaseOfLast() { return vec2(1.0, 0.0); }
+#endif
 // a times the conjugate of the phase e: a demodulated.
 highp vec2 turnBack(highp vec2 a, highp vec2 e) { return vec2(a.x * e.x + a.y * e.y, a.y * e.x - a.x * e.y); }
 highp vec4 turnBack(highp vec4 a, highp vec2 e) { return vec4(turnBack(a.xy, e), turnBack(a.zw, e)); }
@@ -140,13 +158,10 @@ RECURSION(highp TWO)
 highp float at(int line, int i) { return texelFetch(src, ivec2(i, line), 0).r; }
 // Sample i (real) demodulated: x e^{-i wx i} (the pole form: as it is).
 #if DEMOD && !REAL
-highp vec4 columnPhases(int k) { return phase[k]; }
 highp vec2 demod(highp float x, highp vec2 e) { return x * vec2(e.x, -e.y); }
 #elif REAL
-highp vec4 columnPhases(int k) { return vec4(0.0); }
 highp float demod(highp float x, highp vec2 e) { return x; }
 #else
-highp vec4 columnPhases(int k) { return vec4(0.0); }
 highp vec2 demod(highp float x, highp vec2 e) { return vec2(x, 0.0); }
 #endif
 
@@ -155,24 +170,26 @@ void main() {
     if (line >= height) return;
     int full = n / 2;  // pairs holding two samples; an odd row's last pair holds one
     highp float head = at(line, 0);
-    highp vec4 e = columnPhases((n - 1) / 2);
-    highp ONE last = demod(at(line, n - 1), (n & 1) == 1 ? e.xy : e.zw);
+    highp ONE last = demod(at(line, n - 1), phaseOfLast());
+    highp vec2 e = vec2(1.0, 0.0);
     highp ONE s0 = scaled(head, g[0]), s1 = scaled(head, g[1]), s2 = scaled(head, g[2]);
     int k = 0;
     for (; k + 1 < full; k += 2) {
-        e = columnPhases(k);
-        highp ONE a = advance(demod(at(line, 2 * k), e.xy), s0, s1, s2, false);
-        highp ONE b = advance(demod(at(line, 2 * k + 1), e.zw), s0, s1, s2, false);
+        highp ONE a = advance(demod(at(line, 2 * k), e), s0, s1, s2, false);
+        e = next(e);
+        highp ONE b = advance(demod(at(line, 2 * k + 1), e), s0, s1, s2, false);
+        e = next(e);
         pairs[row + k] = TWO(a, b);
-        e = columnPhases(k + 1);
-        a = advance(demod(at(line, 2 * k + 2), e.xy), s0, s1, s2, false);
-        b = advance(demod(at(line, 2 * k + 3), e.zw), s0, s1, s2, false);
+        a = advance(demod(at(line, 2 * k + 2), e), s0, s1, s2, false);
+        e = next(e);
+        b = advance(demod(at(line, 2 * k + 3), e), s0, s1, s2, false);
+        e = renormalised(next(e));
         pairs[row + k + 1] = TWO(a, b);
     }
     if (k < full) {
-        e = columnPhases(k);
-        highp ONE a = advance(demod(at(line, 2 * k), e.xy), s0, s1, s2, false);
-        highp ONE b = advance(demod(at(line, 2 * k + 1), e.zw), s0, s1, s2, false);
+        highp ONE a = advance(demod(at(line, 2 * k), e), s0, s1, s2, false);
+        e = next(e);
+        highp ONE b = advance(demod(at(line, 2 * k + 1), e), s0, s1, s2, false);
         pairs[row + k] = TWO(a, b);
     }
     if (n > 2 * full) pairs[row + full] = TWO(advance(last, s0, s1, s2, false), ONE(0.0));
@@ -199,9 +216,8 @@ void main() {
 }
 #else
 int stride;  // pairs a row: (width + 1) / 2
-#if DEMOD && !REAL
-highp vec4 columns;  // this pair's column phases
-highp vec2 rowPhase(int i) { return phase[stride + i].xy; }
+#if DEMOD && !REAL && REMOVE_DC
+highp vec4 columns;  // this pair's columns' phases, e^{i wx x}
 #endif
 
 #if !REAL
@@ -234,14 +250,17 @@ void tail(ivec2 at, highp vec2 z, highp vec2 e, highp float dc) {
 }
 #endif
 
-void causal(int line, int i, inout highp TWO s0, inout highp TWO s1, inout highp TWO s2) {
+// Row i (`e` its phase, then the next row's).
+void causal(int line, int i, inout highp TWO s0, inout highp TWO s1, inout highp TWO s2, inout highp vec2 e) {
     highp TWO x = pairs[i * stride + line];
 #if DEMOD && !REAL
-    x = turnBack(x, rowPhase(i));
+    x = turnBack(x, e);
 #endif
     pairs[i * stride + line] = advance(x, s0, s1, s2, false);
+    e = next(e);
 }
-void anticausal(int line, int i, inout highp TWO t0, inout highp TWO t1, inout highp TWO t2) {
+// Row i (`e` its phase, then the row's before).
+void anticausal(int line, int i, inout highp TWO t0, inout highp TWO t1, inout highp TWO t2, inout highp vec2 e) {
     highp TWO z = advance(pairs[i * stride + line], t0, t1, t2, true);
 #if REAL
     pairs[i * stride + line] = z;
@@ -251,7 +270,7 @@ void anticausal(int line, int i, inout highp TWO t0, inout highp TWO t1, inout h
     // fetch's undefined value goes nowhere).
     ivec2 even = ivec2(2 * line, i), odd = ivec2(2 * line + 1, i);
 #if REMOVE_DC && DEMOD
-    highp vec2 dc = dcGain * dcPairs[i * stride + line], e = rowPhase(i);
+    highp vec2 dc = dcGain * dcPairs[i * stride + line];
     tail(even, z.xy, cmul(columns.xy, e), dc.x);
     tail(odd, z.zw, cmul(columns.zw, e), dc.y);
 #elif REMOVE_DC
@@ -262,6 +281,7 @@ void anticausal(int line, int i, inout highp TWO t0, inout highp TWO t1, inout h
     tail(odd, z.zw, vec2(0.0), 0.0);
 #endif
 #endif
+    e = previous(e);
 }
 
 void main() {
@@ -270,30 +290,37 @@ void main() {
     if (line >= stride) return;
     highp TWO head = pairs[line], last = pairs[(n - 1) * stride + line];  // row 0's phase is 1
 #if DEMOD && !REAL
-    columns = phase[line];
-    last = turnBack(last, rowPhase(n - 1));
+    last = turnBack(last, lastPhase);
 #endif
+#if DEMOD && !REAL && REMOVE_DC
+    highp float x0 = wx * float(2 * line), x1 = wx * float(2 * line + 1);
+    columns = vec4(cos(x0), sin(x0), cos(x1), sin(x1));
+#endif
+    highp vec2 e = vec2(1.0, 0.0);
     highp TWO s0 = coef(head, g[0]), s1 = coef(head, g[1]), s2 = coef(head, g[2]);
     int i = 0;
     for (; i + 3 < n; i += SAMPLES_PER_TRIP) {
-        causal(line, i, s0, s1, s2);
-        causal(line, i + 1, s0, s1, s2);
-        causal(line, i + 2, s0, s1, s2);
-        causal(line, i + 3, s0, s1, s2);
+        causal(line, i, s0, s1, s2, e);
+        causal(line, i + 1, s0, s1, s2, e);
+        causal(line, i + 2, s0, s1, s2, e);
+        causal(line, i + 3, s0, s1, s2, e);
+        e = renormalised(e);
     }
-    if (i < n) causal(line, i, s0, s1, s2);
-    if (i + 1 < n) causal(line, i + 1, s0, s1, s2);
-    if (i + 2 < n) causal(line, i + 2, s0, s1, s2);
+    if (i < n) causal(line, i, s0, s1, s2, e);
+    if (i + 1 < n) causal(line, i + 1, s0, s1, s2, e);
+    if (i + 2 < n) causal(line, i + 2, s0, s1, s2, e);
     highp TWO t0, t1, t2;
     backwardStart(last, s0, s1, s2, t0, t1, t2);
+    e = phaseOfLast();
     for (i = n - 1; i > 2; i -= SAMPLES_PER_TRIP) {
-        anticausal(line, i, t0, t1, t2);
-        anticausal(line, i - 1, t0, t1, t2);
-        anticausal(line, i - 2, t0, t1, t2);
-        anticausal(line, i - 3, t0, t1, t2);
+        anticausal(line, i, t0, t1, t2, e);
+        anticausal(line, i - 1, t0, t1, t2, e);
+        anticausal(line, i - 2, t0, t1, t2, e);
+        anticausal(line, i - 3, t0, t1, t2, e);
+        e = renormalised(e);
     }
-    if (i >= 0) anticausal(line, i, t0, t1, t2);
-    if (i >= 1) anticausal(line, i - 1, t0, t1, t2);
-    if (i >= 2) anticausal(line, i - 2, t0, t1, t2);
+    if (i >= 0) anticausal(line, i, t0, t1, t2, e);
+    if (i >= 1) anticausal(line, i - 1, t0, t1, t2, e);
+    if (i >= 2) anticausal(line, i - 2, t0, t1, t2, e);
 }
 #endif

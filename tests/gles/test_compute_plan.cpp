@@ -90,13 +90,11 @@ std::size_t passesNamed(const gles::ComputePlan& plan, const std::string& prefix
 TEST(ComputePlan, AGaborBankKeepsOneRunningMaximum) {
     // Demodulated (sigma up to 8): the input and the running maximum; one orientation's complex
     // response at a time in a pair buffer (two columns' values a vec4: two planes' bytes); the DC
-    // plane as a buffer of real pairs (one plane's); each orientation's phases (its columns' in
-    // pairs, then its rows', a vec4 each).
+    // plane as a buffer of real pairs (one plane's): five frames of floats, as before pairs.
     const gles::ComputePlan plan = planOf("gabor sigma=4 wavelength=8 orientations=6");
     expectWellFormed(plan);
     EXPECT_EQ(plan.planes.size(), 2u);
-    const std::size_t frame = sizeof(float) * 1920 * 1080, phases = 6 * 4 * sizeof(float) * (960 + 1080);
-    EXPECT_EQ(plan.bytes(k1080p), 5 * frame + phases);
+    EXPECT_EQ(plan.bytes(k1080p), 5u * sizeof(float) * 1920 * 1080);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0"), 6u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0"), 6u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1"), 1u);  // the DC plane
