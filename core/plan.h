@@ -54,6 +54,10 @@ DemodCascade demodCascade(const RecursiveCascade& modulated, double w);
 /// up to 1500 samples (tests/cpu/neon/test_lines.cpp): the pole form 2e-7 to 4e-7 at every sigma;
 /// the second-order form 2e-7 at sigma 1, 5e-7 at 4, 1e-6 at 8, 6e-6 at 16, 9e-6 at 32.
 inline constexpr double kDemodulatedMaxSigma = 8;
+/// An axis frequency taken as none: its phase stays below 1e-7 radians over 65536 samples (90
+/// degrees' wx is w cos 90 = 6e-17 w, the rounding of the degrees' conversion). A demodulated
+/// bank's horizontal pass at such an orientation is real (the cpu's and gles-compute's).
+inline constexpr double kNoFrequency = 1e-12;
 
 /// A direct blur's sampled taps t = 0..R (docs/algorithms.md 2.1).
 struct DirectBlur {

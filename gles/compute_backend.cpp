@@ -18,6 +18,7 @@ GLenum internalFormat(ComputePlane::Format f) {
     switch (f) {
     case ComputePlane::Format::R32F: return GL_R32F;
     case ComputePlane::Format::R32UI: return GL_R32UI;
+    case ComputePlane::Format::R8UI: return GL_R8UI;
     }
     return GL_R32F;
 }
@@ -110,7 +111,7 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
         if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
             return status_ = Status::error("gles-compute: the result's R32F framebuffer is incomplete");
     }
-    resetOutputs(plan_.complexOutput, true);
+    resetOutputs(plan_.complexOutput, !lumaCodes());
     status_ = glStatus("while configuring");
     return status_;
 }
@@ -229,7 +230,11 @@ Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainO
     std::fill(invocations_.begin(), invocations_.end(), 0);
     dispatches_ = indirectDispatches_ = 0;
     glBindTexture(GL_TEXTURE_2D, plan_.planes[plan_.luma].texture);
-    uploadUnitValues(luma);
+    if (lumaCodes())
+        uploadPixels(info_.pixelStore, GL_TEXTURE_2D, 0, 0, W, H, GL_RED_INTEGER, GL_UNSIGNED_BYTE, luma.data,
+                     HostRows{static_cast<int>(luma.stride), 1});
+    else
+        uploadUnitValues(luma);
     // The indirect buffer stays bound to its target for the hysteresis's indirect dispatches.
     if (plan_.indirect >= 0) glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, plan_.buffers[plan_.indirect].buffer);
     for (const ComputeStep& step : plan_.steps) {
@@ -276,12 +281,12 @@ std::size_t ComputeBackend::plannedGpuBytes(const Chain& chain, const FrameForma
 MemoryUse ComputeBackend::memory() const { return {plan_.bytes(format_), hostBytes()}; }
 
 std::string ComputeBackend::explainDetails() const {
-    // The luma goes up as unit floats (uploadUnitValues), the result comes down as floats (R32F
-    // through a framebuffer, or the read-back buffer: two a pixel for a complex result).
+    // The luma goes up as unit floats (uploadUnitValues) or codes, the result comes down as floats
+    // (R32F through a framebuffer, or the read-back buffer: two a pixel for a complex result).
     const std::size_t pixels = static_cast<std::size_t>(format_.width) * format_.height;
     return GlesBackend::explainDetails() + ", " + describeBytes(plan_.bytes(format_)) + " of GPU memory in " +
            std::to_string(plan_.planes.size()) + " textures and " + std::to_string(plan_.buffers.size()) + " buffers" +
-           explainTransfers(sizeof(float) * pixels, sizeof(float) * pixels * (plan_.result < 0 && plan_.complexOutput ? 2 : 1));
+           explainTransfers((lumaCodes() ? 1 : sizeof(float)) * pixels, sizeof(float) * pixels * (plan_.result < 0 && plan_.complexOutput ? 2 : 1));
 }
 
 } // namespace striate::gles

@@ -39,6 +39,8 @@ private:
     std::string explainDetails() const override;
     std::size_t plannedGpuBytes(const Chain& chain, const FrameFormat& format) const override;
     void releaseGl();
+    /// The frame goes up as its codes (an R8UI plane), not as unit floats.
+    bool lumaCodes() const { return plan_.luma >= 0 && plan_.planes[plan_.luma].format == ComputePlane::Format::R8UI; }
     /// Binds a pass's planes and buffers, sets its uniforms and dispatches it.
     void run(const ComputePass& pass);
     /// A repeat-until-stable step (hysteresis): batches of its passes until the gate's grid is 0.

@@ -9,15 +9,9 @@
 #include "core/liveness.h"
 
 namespace striate::gles {
-namespace {
-
-constexpr std::size_t kTexelBytes = 4;  // R32F and R32UI
-
-} // namespace
-
 std::size_t ComputePlan::bytes(const FrameFormat& format) const {
     std::size_t total = 0;
-    total += kTexelBytes * planes.size() * format.width * format.height;
+    for (const ComputePlane& p : planes) total += p.texelBytes() * format.width * format.height;
     for (const ComputeBuffer& b : buffers) total += b.bytes;
     return total;
 }
@@ -115,7 +109,8 @@ void ComputePlanner::demodulatedCascade(ComputePass& p, const DemodCascade& f) {
 void ComputePlanner::planChain(const Chain& chain) {
     const int W = format_.width, H = format_.height;
     // The frame arrives as the reference's unit values float(c / 255), converted on the host (a
-    // shader division need not round correctly).
+    // shader division need not round correctly), or as its codes where its only readers turn them
+    // into the same values (gabor.cpp).
     plan_->luma = plane(Format::R32F);
     int v = plan_->luma;
     for (const Stage& stage : chain.stages) {

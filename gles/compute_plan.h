@@ -18,7 +18,8 @@
 /// plane's life (its first and last pass) is found and planes of one format whose lives do not
 /// overlap share a texture (gles/pass_plan.h, as gles-fragment's plan), as a register allocator
 /// shares registers.
-/// Recursive passes along columns run in place, and the frame arrives as R32F unit values, so a
+/// Recursive passes along columns run in place, and the frame arrives as R32F unit values (as its
+/// codes, R8UI, where a Gabor bank's horizontal passes on pair buffers are its only readers), so a
 /// blur holds two planes and Canny two float and two integer ones.
 namespace striate::gles {
 
@@ -27,8 +28,9 @@ inline constexpr int kBoxWorkgroup = 256;
 
 /// A texture of the frame's size.
 struct ComputePlane {
-    enum class Format { R32F, R32UI };
+    enum class Format { R32F, R32UI, R8UI };
     Format format = Format::R32F;
+    std::size_t texelBytes() const { return format == Format::R8UI ? 1 : 4; }
     unsigned texture = 0;  ///< set by the backend
 };
 
@@ -85,7 +87,7 @@ struct ComputePlan {
     std::vector<ComputeProgram> programs;
     std::vector<ComputeStep> steps;
     std::vector<PassInfo> passes;  ///< what --explain shows, one per dispatch
-    int luma = -1;                 ///< the R32F plane the frame's unit values are uploaded to
+    int luma = -1;                 ///< the plane the frame goes to: R32F unit values, or R8UI codes
     int result = -1;               ///< the R32F plane read back through a framebuffer, or
     int readback = -1;             ///< the buffer the result is stored to and read back from
     int changed = -1, indirect = -1;  ///< the hysteresis gate's buffers (-1: no hysteresis)

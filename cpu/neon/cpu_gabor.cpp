@@ -10,10 +10,6 @@
 namespace striate::cpu {
 namespace {
 
-/// An axis frequency taken as none: its phase stays below 1e-7 radians over 65536 samples (90
-/// degrees' wx is w cos 90 = 6e-17 w, the rounding of the degrees' conversion).
-constexpr double kNoFrequency = 1e-12;
-
 /// Magnitude of four (re, im) lanes at a time over a block.
 void magnitudeBlock(const float* re, const float* im, float* out, int n) {
     for (int i = 0; i < n * kLanes; i += 4) {

@@ -4,10 +4,21 @@
 #include "gles/compute_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <variant>
 
+#include "core/spec.h"
+
 namespace striate::gles {
+namespace {
+
+/// A mirror pair's vertical pass runs in this many strips of columns, its scratch (the mirror's
+/// causal outputs, a vec2 a pixel of a strip) reused by each: 8 / 3 bytes a pixel of the frame,
+/// within the 3 the frame's codes save over its unit floats.
+constexpr int kMirrorStrips = 3;
+
+} // namespace
 
 int ComputePlanner::stage(const GaborStagePlan& plan, int in) { return gabor(plan.gabor, in); }
 
@@ -22,6 +33,22 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     const std::size_t pairsPerRow = static_cast<std::size_t>((W + 1) / 2);
     const bool dcPairs = pairs && plan.demodulated && plan.removeDc;
     const std::string demod = plan.demodulated ? "1" : "0";
+    // The frame's codes go up as they are (R8UI, a byte a pixel, read through a table of their unit
+    // values) where a bank's horizontal passes on pairs are the frame's only readers. One
+    // orientation's result takes over the frame's float plane instead (its horizontal pass is the
+    // frame's last reader), which a byte plane would not share.
+    const bool codes = pairs && bank && in == plan_->luma && (dcPairs || !plan.removeDc);
+    int units = -1;
+    if (codes) {
+        plan_->planes[in].format = Format::R8UI;
+        const std::array<float, 256>& u = unitValues();
+        units = buffer(sizeof(float) * u.size(), std::vector<float>(u.begin(), u.end()));
+    }
+    // The real input of a horizontal pass on pairs: the frame's codes and their table, or a plane.
+    const auto source = [&](ComputePass& p) {
+        sampler(p, 0, in);
+        if (codes) storage(p, 1, units);
+    };
     const auto frameSize = [&](ComputePass& p) {
         uniformInt(p, "width", W);
         uniformInt(p, "height", H);
@@ -30,12 +57,13 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     if (dcPairs) {
         gauss = buffer(sizeof(float) * 2 * pairsPerRow * H);
         for (int axis = 0; axis < 2; ++axis) {
-            const Defines d = {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}};
+            Defines d = {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}};
+            if (axis == 0) d.push_back({"CODES", codes ? "1" : "0"});
             ComputePass& p = dispatch("recursive_pairs.comp", d, groups(axis == 0 ? H : static_cast<int>(pairsPerRow), kLineGroup),
                                       1, "DC pair buffer (two columns' Gaussian)");
             demodulatedCascade(p, plan.dcDemod);
             frameSize(p);
-            if (axis == 0) sampler(p, 0, in);
+            if (axis == 0) source(p);
             storage(p, 0, gauss);
         }
     } else if (plan.removeDc) {
@@ -63,6 +91,15 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         }
     };
     const int pairBuffer = pairs ? buffer(sizeof(float) * 4 * pairsPerRow * H) : -1;
+    // Demodulated, an orientation and its mirror (bankOrder) share a horizontal pass; their vertical
+    // pass (MIRROR) runs in strips, the mirror's causal outputs in a strip's scratch.
+    const auto mirrorOf = [&](std::size_t k) {
+        return pairs && plan.demodulated && k + 1 < plan.bank.size() && plan.bank[k + 1].mirrorsPrevious;
+    };
+    const int stripColumns = (W + kMirrorStrips - 1) / kMirrorStrips;
+    int mirrorScratch = -1;
+    for (std::size_t k = 0; k < plan.bank.size() && mirrorScratch < 0; ++k)
+        if (mirrorOf(k)) mirrorScratch = buffer(sizeof(float) * 2 * static_cast<std::size_t>(stripColumns) * H);
     // The recursion's coefficients; demodulated, the phase's turn from sample to sample along the
     // axis, e^{i w}, and the line's last sample's, e^{i w (n - 1)}, and along columns the
     // columns' frequency (for the DC term).
@@ -78,21 +115,43 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         if (pairs) {
-            ComputePass& x = dispatch("recursive_pairs.comp", {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", "0"}},
-                                      groups(H, kLineGroup), 1, "pair buffer (re, im of two columns)");
+            const bool mirror = mirrorOf(k), last = k + (mirror ? 2 : 1) == plan.bank.size();
+            // No frequency along x (90 degrees: wx = w cos 90 = 1e-17 w): a real horizontal pass.
+            const bool realX = plan.demodulated && !mirror && std::abs(o.wx) < kNoFrequency;
+            Defines h = {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", realX ? "1" : "0"}, {"CODES", codes ? "1" : "0"}};
+            if (realX) h.push_back({"WIDEN", "1"});
+            ComputePass& x = dispatch("recursive_pairs.comp", h, groups(H, kLineGroup), 1,
+                                      realX ? "pair buffer (re of two columns; im 0)" : "pair buffer (re, im of two columns)");
             coefficients(x, o, 0);
             frameSize(x);
-            sampler(x, 0, in);
+            source(x);
             storage(x, 0, pairBuffer);
-            const bool last = k + 1 == plan.bank.size();
             Defines d = {{"AXIS", "1"}, {"DEMOD", demod}, {"REAL", "0"}, {"FIRST", k == 0 ? "1" : "0"}, {"LAST", last ? "1" : "0"}};
             d.insert(d.end(), tailDefines.begin(), tailDefines.end());
-            ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kLineGroup), 1,
-                                      !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)");
-            coefficients(y, o, 1);
-            frameSize(y);
-            storage(y, 0, pairBuffer);
-            bindTail(y, o);
+            const std::string writes = !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)";
+            if (!mirror) {
+                ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kLineGroup), 1, writes);
+                coefficients(y, o, 1);
+                frameSize(y);
+                storage(y, 0, pairBuffer);
+                bindTail(y, o);
+                continue;
+            }
+            // The mirror's vertical pass is its partner's (the same wy, the same DC gain).
+            d.push_back({"MIRROR", "1"});
+            for (int first = 0; first < W; first += stripColumns) {
+                ComputePass& y = dispatch("recursive_pairs.comp", d, groups(std::min(stripColumns, W - first), kLineGroup), 1,
+                                          writes + ", a strip of " + std::to_string(stripColumns) + " columns and its mirror's");
+                coefficients(y, o, 1);
+                frameSize(y);
+                uniformInt(y, "firstColumn", first);
+                uniformInt(y, "stripColumns", stripColumns);
+                storage(y, 0, pairBuffer);
+                storage(y, 1, mirrorScratch);
+                bindTail(y, o);
+                if (sinkTraits(plan.sink).sector) uniformUint(y, "mirrorSector", plan.bank[k + 1].sector);
+            }
+            ++k;
             continue;
         }
         // Horizontal pass (real in), then vertical (complex in; recursive: in place).

@@ -9,18 +9,39 @@
 //   real second-order section on each component. The response is left demodulated: its magnitude
 //   is the same, and the DC term turns instead, by e^{-i (wx x + wy y)}. The phases are turned
 //   from sample to sample (below): no table.
-// AXIS 0: one invocation per row, from the real input (a sampler) into the pair buffer.
+// AXIS 0: one invocation per row, from the real input (a sampler) into the pair buffer; CODES: the
+// input is the frame's codes (R8UI), each read through the table of their unit values.
 // AXIS 1: one invocation per pair of columns, in place (each sample read before the causal pass
 // overwrites it), both columns' recursions side by side; the anticausal pass hands each output to
 // the Gabor stage's tail (below), a pixel at a time, instead of storing it.
 // REAL (with DEMOD): the stage's DC plane, the Gaussian G*I (DemodCascade at w = 0), real, a
-// vec2 a pair, both passes stored; the demodulated tail reads it two pixels at a time.
+// vec2 a pair, both passes stored; the demodulated tail reads it two pixels at a time. With WIDEN
+// (AXIS 0), an orientation's horizontal pass where it has no frequency along x (90 degrees): real,
+// into the complex pair buffer (imaginary parts 0).
 // Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
 // over it). An AXIS 0 trip is two pairs of a row; an AXIS 1 trip four rows of a column pair, whose
 // samples are twice that: the count is per invocation.
 #define SAMPLES_PER_TRIP 4
+// Defines a program may go without.
+#ifndef CODES
+#define CODES 0
+#endif
+#ifndef MIRROR
+#define MIRROR 0
+#endif
+#ifndef WIDEN
+#define WIDEN 0
+#endif
+#if MIRROR && (AXIS != 1 || !DEMOD || REAL)
+#error "MIRROR is a demodulated bank's vertical pass"
+#endif
+#if WIDEN && (AXIS != 0 || !REAL)
+#error "WIDEN is a real horizontal pass into a complex pair buffer"
+#endif
 layout(local_size_x = 64) in;
-#if AXIS == 0
+#if AXIS == 0 && CODES
+layout(binding = 0) uniform highp usampler2D src;
+#elif AXIS == 0
 layout(binding = 0) uniform highp sampler2D src;
 #endif
 // A sample (ONE) and a pair of them (TWO), complex or REAL; EVEN and ODD take a pair's two.
@@ -35,8 +56,21 @@ layout(binding = 0) uniform highp sampler2D src;
 #define EVEN(v) v.xy
 #define ODD(v) v.zw
 #endif
-// The pair buffer: row y's pair k at y * ((width + 1) / 2) + k.
+// The pair buffer: row y's pair k at y * ((width + 1) / 2) + k (MIRROR: column x's value at
+// y * 2 ((width + 1) / 2) + x, the same bytes).
+#if AXIS == 1 && !REAL
+#if MIRROR
+layout(std430, binding = 0) buffer Samples { highp vec2 samples[]; };
+layout(std430, binding = 1) buffer Mirrored { highp vec2 mirrored[]; };  // the strip's, y * stripColumns + its column
+uniform int firstColumn, stripColumns;  // the strip this dispatch runs
+#else
 layout(std430, binding = 0) buffer Pairs { highp TWO pairs[]; };
+#endif
+#elif WIDEN
+layout(std430, binding = 0) buffer Pairs { highp vec4 pairs[]; };
+#else
+layout(std430, binding = 0) buffer Pairs { highp TWO pairs[]; };
+#endif
 uniform int width, height;  // the frame's
 uniform highp float B;
 uniform highp vec2 g[3];  // the causal states per unit first sample
@@ -59,7 +93,10 @@ uniform highp vec2 h[3];  // anticausal steady state per unit input
 uniform highp vec2 m[9];  // border matrix, row-major
 #endif
 #if AXIS == 1 && !REAL
-#if REMOVE_DC && DEMOD
+#if REMOVE_DC && DEMOD && MIRROR
+layout(std430, binding = 2) readonly buffer Dc { highp float dcSamples[]; };  // REAL's, a column's an element
+uniform highp float dcGain;
+#elif REMOVE_DC && DEMOD
 layout(std430, binding = 2) readonly buffer Dc { highp vec2 dcPairs[]; };  // REAL's
 uniform highp float dcGain;
 #elif REMOVE_DC
@@ -75,6 +112,9 @@ layout(r32f, binding = 2) writeonly uniform highp image2D dst;
 #if SINK == SINK_MAX_ENERGY
 layout(r32ui, binding = 3) writeonly uniform highp uimage2D sector;
 uniform uint orientationSector;
+#if MIRROR
+uniform uint mirrorSector;
+#endif
 #endif
 #endif
 
@@ -155,7 +195,14 @@ RECURSION(highp ONE)
 RECURSION(highp TWO)
 
 #if AXIS == 0
+#if CODES
+// Each code's unit value, the host's (core/spec.h, unitValues): a table, not c / 255 or c times
+// 1/255 in the shader, which round otherwise for half the codes.
+layout(std430, binding = 1) readonly buffer Units { highp float unitValues[256]; };
+highp float at(int line, int i) { return unitValues[texelFetch(src, ivec2(i, line), 0).r]; }
+#else
 highp float at(int line, int i) { return texelFetch(src, ivec2(i, line), 0).r; }
+#endif
 // Sample i (real) demodulated: x e^{-i wx i} (the pole form: as it is).
 #if DEMOD && !REAL
 highp vec2 demod(highp float x, highp vec2 e) { return x * vec2(e.x, -e.y); }
@@ -163,6 +210,14 @@ highp vec2 demod(highp float x, highp vec2 e) { return x * vec2(e.x, -e.y); }
 highp float demod(highp float x, highp vec2 e) { return x; }
 #else
 highp vec2 demod(highp float x, highp vec2 e) { return vec2(x, 0.0); }
+#endif
+// Pair k of the row: stored, and read back for the anticausal pass.
+#if WIDEN
+void put(int k, highp float a, highp float b) { pairs[k] = vec4(a, 0.0, b, 0.0); }
+highp vec2 pairAt(int k) { return pairs[k].xz; }
+#else
+void put(int k, highp ONE a, highp ONE b) { pairs[k] = TWO(a, b); }
+highp TWO pairAt(int k) { return pairs[k]; }
 #endif
 
 void main() {
@@ -179,69 +234,88 @@ void main() {
         e = next(e);
         highp ONE b = advance(demod(at(line, 2 * k + 1), e), s0, s1, s2, false);
         e = next(e);
-        pairs[row + k] = TWO(a, b);
+        put(row + k, a, b);
         a = advance(demod(at(line, 2 * k + 2), e), s0, s1, s2, false);
         e = next(e);
         b = advance(demod(at(line, 2 * k + 3), e), s0, s1, s2, false);
         e = renormalised(next(e));
-        pairs[row + k + 1] = TWO(a, b);
+        put(row + k + 1, a, b);
     }
     if (k < full) {
         highp ONE a = advance(demod(at(line, 2 * k), e), s0, s1, s2, false);
         e = next(e);
         highp ONE b = advance(demod(at(line, 2 * k + 1), e), s0, s1, s2, false);
-        pairs[row + k] = TWO(a, b);
+        put(row + k, a, b);
     }
-    if (n > 2 * full) pairs[row + full] = TWO(advance(last, s0, s1, s2, false), ONE(0.0));
+    if (n > 2 * full) put(row + full, advance(last, s0, s1, s2, false), ONE(0.0));
     highp ONE t0, t1, t2;
     backwardStart(last, s0, s1, s2, t0, t1, t2);
     if (n > 2 * full) {
-        highp ONE c = EVEN(pairs[row + full]);
-        pairs[row + full] = TWO(advance(c, t0, t1, t2, true), ONE(0.0));
+        highp ONE c = EVEN(pairAt(row + full));
+        put(row + full, advance(c, t0, t1, t2, true), ONE(0.0));
     }
     for (k = full - 1; k >= 1; k -= 2) {
-        highp TWO v = pairs[row + k];
+        highp TWO v = pairAt(row + k);
         highp ONE b = advance(ODD(v), t0, t1, t2, true), a = advance(EVEN(v), t0, t1, t2, true);
-        pairs[row + k] = TWO(a, b);
-        v = pairs[row + k - 1];
+        put(row + k, a, b);
+        v = pairAt(row + k - 1);
         b = advance(ODD(v), t0, t1, t2, true);
         a = advance(EVEN(v), t0, t1, t2, true);
-        pairs[row + k - 1] = TWO(a, b);
+        put(row + k - 1, a, b);
     }
     if (k == 0) {
-        highp TWO v = pairs[row];
+        highp TWO v = pairAt(row);
         highp ONE b = advance(ODD(v), t0, t1, t2, true), a = advance(EVEN(v), t0, t1, t2, true);
-        pairs[row] = TWO(a, b);
+        put(row, a, b);
     }
 }
 #else
 int stride;  // pairs a row: (width + 1) / 2
-#if DEMOD && !REAL && REMOVE_DC
+#if DEMOD && !REAL && REMOVE_DC && MIRROR
+highp vec2 columnPhase;  // this column's e^{i wx x} (the mirror's is its conjugate)
+#elif DEMOD && !REAL && REMOVE_DC
 highp vec4 columns;  // this pair's columns' phases, e^{i wx x}
 #endif
 
 #if !REAL
-// The Gabor stage's output at one pixel from its response: the K_x K_y weighted Gaussian `dc`
-// subtracted with REMOVE_DC (demodulated: turned by the conjugate of the pixel's phase `e`),
-// then the magnitude; in a bank (FIRST and LAST: its first and last orientation) the running
-// maximum of squared magnitudes, the first of near-equal maxima kept (ties at (1 + TIE)^2, the
-// cpu's rule), its square root taken by the last orientation, and the winner's sector.
-void tail(ivec2 at, highp vec2 z, highp vec2 e, highp float dc) {
+// The squared magnitude at one pixel from its response: the K_x K_y weighted Gaussian `dc`
+// subtracted with REMOVE_DC (demodulated: turned by the conjugate of the pixel's phase `e`).
+highp float energy(highp vec2 z, highp vec2 e, highp float dc) {
 #if REMOVE_DC && DEMOD
     z -= dc * vec2(e.x, -e.y);
 #elif REMOVE_DC
     z.x -= dc;
 #endif
-    highp float v = z.x * z.x + z.y * z.y;
+    return z.x * z.x + z.y * z.y;
+}
+// The Gabor stage's output at one pixel from its squared magnitude v (MIRROR: and the mirror's,
+// w, visited after it): the magnitude, or in a bank (FIRST and LAST: its first and last visit) the
+// running maximum of squared magnitudes, the first of near-equal maxima kept (ties at (1 + TIE)^2,
+// the cpu's rule), its square root taken by the last visit, and the winner's sector.
+void tail(ivec2 at, highp float v, highp float w) {
+    const highp float tie = (1.0 + TIE) * (1.0 + TIE);
+#if SINK == SINK_MAX_ENERGY
+    uint winner = orientationSector;
+    bool changed = true;
+#endif
 #if BANK && !FIRST
     highp float best = imageLoad(dst, at).r;
-    bool wins = v > best * ((1.0 + TIE) * (1.0 + TIE));
+    bool wins = v > best * tie;
 #if SINK == SINK_MAX_ENERGY
-    if (wins) imageStore(sector, at, uvec4(orientationSector, 0u, 0u, 0u));
+    changed = wins;
 #endif
     v = wins ? v : best;
-#elif SINK == SINK_MAX_ENERGY
-    imageStore(sector, at, uvec4(orientationSector, 0u, 0u, 0u));
+#endif
+#if MIRROR
+    bool mirrorWins = w > v * tie;
+#if SINK == SINK_MAX_ENERGY
+    if (mirrorWins) winner = mirrorSector;
+    changed = changed || mirrorWins;
+#endif
+    v = mirrorWins ? w : v;
+#endif
+#if SINK == SINK_MAX_ENERGY
+    if (changed) imageStore(sector, at, uvec4(winner, 0u, 0u, 0u));
 #endif
 #if LAST
     v = sqrt(v);
@@ -250,37 +324,120 @@ void tail(ivec2 at, highp vec2 z, highp vec2 e, highp float dc) {
 }
 #endif
 
-// Row i (`e` its phase, then the next row's).
-void causal(int line, int i, inout highp TWO s0, inout highp TWO s1, inout highp TWO s2, inout highp vec2 e) {
-    highp TWO x = pairs[i * stride + line];
+#if MIRROR
+// MIRROR (a demodulated bank's orientation and its mirror, the next in bankOrder, frequencies
+// (-wx, wy)): one invocation per column of a strip, both orientations' vertical passes on the one
+// horizontal pass. On a real input the mirror's horizontal pass is the conjugate of its partner's,
+// and its vertical pass is its partner's (the same wy): so it runs on the conjugated samples with
+// the same coefficients and phases, its DC term turned by the column's conjugate phase. The
+// partner's causal outputs go in place, the mirror's to the strip's scratch; the running maximum
+// is read and written once for both.
+// Row i (`e` its phase, then the next row's): `at` its sample's index in the pair buffer, `own`
+// its index in the strip's scratch, both moved on to the next row's.
+void causal(inout int at, inout int own, inout highp vec2 a0, inout highp vec2 a1, inout highp vec2 a2,
+            inout highp vec2 b0, inout highp vec2 b1, inout highp vec2 b2, inout highp vec2 e) {
+    highp vec2 x = samples[at];
+    samples[at] = advance(turnBack(x, e), a0, a1, a2, false);
+    mirrored[own] = advance(turnBack(vec2(x.x, -x.y), e), b0, b1, b2, false);
+    at += 2 * stride;
+    own += stripColumns;
+    e = next(e);
+}
+// Row i of `column` (`e` its phase, then the row's before; `at` and `own` as causal's, moved on
+// to the row's before).
+void anticausal(int column, int i, inout int at, inout int own, inout highp vec2 a0, inout highp vec2 a1,
+                inout highp vec2 a2, inout highp vec2 b0, inout highp vec2 b1, inout highp vec2 b2, inout highp vec2 e) {
+    highp vec2 z = advance(samples[at], a0, a1, a2, true);
+    highp vec2 w = advance(mirrored[own], b0, b1, b2, true);
+#if REMOVE_DC
+    highp float dc = dcGain * dcSamples[at];
+    highp vec2 phase = cmul(columnPhase, e), mirrorPhase = cmul(vec2(columnPhase.x, -columnPhase.y), e);
+    tail(ivec2(column, i), energy(z, phase, dc), energy(w, mirrorPhase, dc));
+#else
+    tail(ivec2(column, i), energy(z, vec2(0.0), 0.0), energy(w, vec2(0.0), 0.0));
+#endif
+    at -= 2 * stride;
+    own -= stripColumns;
+    e = previous(e);
+}
+
+void main() {
+    stride = (width + 1) / 2;
+    int strip = int(gl_GlobalInvocationID.x), column = firstColumn + strip, n = height;
+    if (strip >= stripColumns || column >= width) return;
+    highp vec2 head = samples[column], last = samples[(n - 1) * 2 * stride + column];  // row 0's phase is 1
+    highp vec2 mirrorHead = vec2(head.x, -head.y), mirrorLast = turnBack(vec2(last.x, -last.y), lastPhase);
+    last = turnBack(last, lastPhase);
+#if REMOVE_DC
+    highp float x = wx * float(column);
+    columnPhase = vec2(cos(x), sin(x));
+#endif
+    highp vec2 e = vec2(1.0, 0.0);
+    highp vec2 a0 = coef(head, g[0]), a1 = coef(head, g[1]), a2 = coef(head, g[2]);
+    highp vec2 b0 = coef(mirrorHead, g[0]), b1 = coef(mirrorHead, g[1]), b2 = coef(mirrorHead, g[2]);
+    int i = 0, at = column, own = strip;
+    for (; i + 3 < n; i += SAMPLES_PER_TRIP) {
+        causal(at, own, a0, a1, a2, b0, b1, b2, e);
+        causal(at, own, a0, a1, a2, b0, b1, b2, e);
+        causal(at, own, a0, a1, a2, b0, b1, b2, e);
+        causal(at, own, a0, a1, a2, b0, b1, b2, e);
+        e = renormalised(e);
+    }
+    if (i < n) causal(at, own, a0, a1, a2, b0, b1, b2, e);
+    if (i + 1 < n) causal(at, own, a0, a1, a2, b0, b1, b2, e);
+    if (i + 2 < n) causal(at, own, a0, a1, a2, b0, b1, b2, e);
+    highp vec2 t0, t1, t2, u0, u1, u2;
+    backwardStart(last, a0, a1, a2, t0, t1, t2);
+    backwardStart(mirrorLast, b0, b1, b2, u0, u1, u2);
+    e = phaseOfLast();
+    at -= 2 * stride;
+    own -= stripColumns;
+    for (i = n - 1; i > 2; i -= SAMPLES_PER_TRIP) {
+        anticausal(column, i, at, own, t0, t1, t2, u0, u1, u2, e);
+        anticausal(column, i - 1, at, own, t0, t1, t2, u0, u1, u2, e);
+        anticausal(column, i - 2, at, own, t0, t1, t2, u0, u1, u2, e);
+        anticausal(column, i - 3, at, own, t0, t1, t2, u0, u1, u2, e);
+        e = renormalised(e);
+    }
+    if (i >= 0) anticausal(column, i, at, own, t0, t1, t2, u0, u1, u2, e);
+    if (i >= 1) anticausal(column, i - 1, at, own, t0, t1, t2, u0, u1, u2, e);
+    if (i >= 2) anticausal(column, i - 2, at, own, t0, t1, t2, u0, u1, u2, e);
+}
+#else
+// Row i (`e` its phase, then the next row's): `at` its pair's index, moved on to the next row's.
+void causal(inout int at, inout highp TWO s0, inout highp TWO s1, inout highp TWO s2, inout highp vec2 e) {
+    highp TWO x = pairs[at];
 #if DEMOD && !REAL
     x = turnBack(x, e);
 #endif
-    pairs[i * stride + line] = advance(x, s0, s1, s2, false);
+    pairs[at] = advance(x, s0, s1, s2, false);
+    at += stride;
     e = next(e);
 }
-// Row i (`e` its phase, then the row's before).
-void anticausal(int line, int i, inout highp TWO t0, inout highp TWO t1, inout highp TWO t2, inout highp vec2 e) {
-    highp TWO z = advance(pairs[i * stride + line], t0, t1, t2, true);
+// Row i of pair `line` (`e` its phase, then the row's before; `at` as causal's, moved on to the
+// row's before).
+void anticausal(int line, int i, inout int at, inout highp TWO t0, inout highp TWO t1, inout highp TWO t2, inout highp vec2 e) {
+    highp TWO z = advance(pairs[at], t0, t1, t2, true);
 #if REAL
-    pairs[i * stride + line] = z;
+    pairs[at] = z;
 #else
     // The odd column of an odd-width frame's last pair lies outside the output: its image
     // accesses do nothing (a store outside an image is ignored, a load returns zero, and the
     // fetch's undefined value goes nowhere).
     ivec2 even = ivec2(2 * line, i), odd = ivec2(2 * line + 1, i);
 #if REMOVE_DC && DEMOD
-    highp vec2 dc = dcGain * dcPairs[i * stride + line];
-    tail(even, z.xy, cmul(columns.xy, e), dc.x);
-    tail(odd, z.zw, cmul(columns.zw, e), dc.y);
+    highp vec2 dc = dcGain * dcPairs[at];
+    tail(even, energy(z.xy, cmul(columns.xy, e), dc.x), 0.0);
+    tail(odd, energy(z.zw, cmul(columns.zw, e), dc.y), 0.0);
 #elif REMOVE_DC
-    tail(even, z.xy, vec2(0.0), dcGain * texelFetch(gauss, even, 0).r);
-    tail(odd, z.zw, vec2(0.0), dcGain * texelFetch(gauss, odd, 0).r);
+    tail(even, energy(z.xy, vec2(0.0), dcGain * texelFetch(gauss, even, 0).r), 0.0);
+    tail(odd, energy(z.zw, vec2(0.0), dcGain * texelFetch(gauss, odd, 0).r), 0.0);
 #else
-    tail(even, z.xy, vec2(0.0), 0.0);
-    tail(odd, z.zw, vec2(0.0), 0.0);
+    tail(even, energy(z.xy, vec2(0.0), 0.0), 0.0);
+    tail(odd, energy(z.zw, vec2(0.0), 0.0), 0.0);
 #endif
 #endif
+    at -= stride;
     e = previous(e);
 }
 
@@ -298,29 +455,31 @@ void main() {
 #endif
     highp vec2 e = vec2(1.0, 0.0);
     highp TWO s0 = coef(head, g[0]), s1 = coef(head, g[1]), s2 = coef(head, g[2]);
-    int i = 0;
+    int i = 0, at = line;
     for (; i + 3 < n; i += SAMPLES_PER_TRIP) {
-        causal(line, i, s0, s1, s2, e);
-        causal(line, i + 1, s0, s1, s2, e);
-        causal(line, i + 2, s0, s1, s2, e);
-        causal(line, i + 3, s0, s1, s2, e);
+        causal(at, s0, s1, s2, e);
+        causal(at, s0, s1, s2, e);
+        causal(at, s0, s1, s2, e);
+        causal(at, s0, s1, s2, e);
         e = renormalised(e);
     }
-    if (i < n) causal(line, i, s0, s1, s2, e);
-    if (i + 1 < n) causal(line, i + 1, s0, s1, s2, e);
-    if (i + 2 < n) causal(line, i + 2, s0, s1, s2, e);
+    if (i < n) causal(at, s0, s1, s2, e);
+    if (i + 1 < n) causal(at, s0, s1, s2, e);
+    if (i + 2 < n) causal(at, s0, s1, s2, e);
     highp TWO t0, t1, t2;
     backwardStart(last, s0, s1, s2, t0, t1, t2);
     e = phaseOfLast();
+    at -= stride;
     for (i = n - 1; i > 2; i -= SAMPLES_PER_TRIP) {
-        anticausal(line, i, t0, t1, t2, e);
-        anticausal(line, i - 1, t0, t1, t2, e);
-        anticausal(line, i - 2, t0, t1, t2, e);
-        anticausal(line, i - 3, t0, t1, t2, e);
+        anticausal(line, i, at, t0, t1, t2, e);
+        anticausal(line, i - 1, at, t0, t1, t2, e);
+        anticausal(line, i - 2, at, t0, t1, t2, e);
+        anticausal(line, i - 3, at, t0, t1, t2, e);
         e = renormalised(e);
     }
-    if (i >= 0) anticausal(line, i, t0, t1, t2, e);
-    if (i >= 1) anticausal(line, i - 1, t0, t1, t2, e);
-    if (i >= 2) anticausal(line, i - 2, t0, t1, t2, e);
+    if (i >= 0) anticausal(line, i, at, t0, t1, t2, e);
+    if (i >= 1) anticausal(line, i - 1, at, t0, t1, t2, e);
+    if (i >= 2) anticausal(line, i - 2, at, t0, t1, t2, e);
 }
+#endif
 #endif

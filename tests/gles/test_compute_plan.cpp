@@ -88,20 +88,43 @@ std::size_t passesNamed(const gles::ComputePlan& plan, const std::string& prefix
 }
 
 TEST(ComputePlan, AGaborBankKeepsOneRunningMaximum) {
-    // Demodulated (sigma up to 8): the input and the running maximum; one orientation's complex
-    // response at a time in a pair buffer (two columns' values a vec4: two planes' bytes); the DC
-    // plane as a buffer of real pairs (one plane's): five frames of floats, as before pairs.
+    // Demodulated (sigma up to 8): the frame's codes (a byte a pixel; its only readers are the
+    // horizontal passes) and the running maximum; one visit's complex response at a time in a pair
+    // buffer (two columns' values a vec4: two planes' bytes); the DC plane as a buffer of real pairs
+    // (one plane's); a mirror's causal outputs for a third of the columns (8/3 bytes a pixel); the
+    // codes' unit values. Less than the five frames of floats it held before the codes and mirrors.
     const gles::ComputePlan plan = planOf("gabor sigma=4 wavelength=8 orientations=6");
     expectWellFormed(plan);
     EXPECT_EQ(plan.planes.size(), 2u);
-    EXPECT_EQ(plan.bytes(k1080p), 5u * sizeof(float) * 1920 * 1080);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0"), 6u);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0"), 6u);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1"), 1u);  // the DC plane
+    EXPECT_EQ(plan.planes[plan.luma].format, gles::ComputePlane::Format::R8UI);
+    const std::size_t pixels = 1920 * 1080;
+    EXPECT_EQ(plan.bytes(k1080p), (1 + 4 + 8 + 4) * pixels + 8 * 640 * 1080 + 256 * sizeof(float));
+    EXPECT_LT(plan.bytes(k1080p), 5 * sizeof(float) * pixels);
+    // bankOrder visits 0, 30, 150, 60, 120, 90: a horizontal pass for 0, one for each mirror pair
+    // (30 and 150, 60 and 120), a real one for 90; the pairs' vertical passes in three strips.
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=1"), 3u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1 CODES=1 WIDEN=1"), 1u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1 CODES=1"), 2u);  // and the DC plane's
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=1"), 1u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0"), 8u);
     EXPECT_EQ(passesNamed(plan, "recursive_line.comp"), 0u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=1 LAST=0"), 1u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=0 LAST=1"), 1u);
+    std::size_t mirrors = 0;
+    for (const gles::PassInfo& p : plan.passes) mirrors += p.name.ends_with("MIRROR=1");
+    EXPECT_EQ(mirrors, 6u);
+}
+
+TEST(ComputePlan, TheFrameGoesUpAsFloatsWhereAnotherPassReadsIt) {
+    // A blur first, or a bank above sigma 8 (whose DC plane is a recursive blur of the frame):
+    // unit floats, as every other chain.
+    for (const char* chain : {"blur sigma=2 ! gabor sigma=4 wavelength=8 orientations=6", "gabor sigma=12 wavelength=24 orientations=6"}) {
+        const gles::ComputePlan plan = planOf(chain);
+        EXPECT_EQ(plan.planes[plan.luma].format, gles::ComputePlane::Format::R32F) << chain;
+        EXPECT_EQ(planesOf(plan, gles::ComputePlane::Format::R8UI), 0) << chain;
+    }
+    // Without DC removal the bank's horizontal passes are the frame's only readers.
+    EXPECT_EQ(planOf("gabor sigma=12 wavelength=24 orientations=6 remove-dc=false").planes[0].format, gles::ComputePlane::Format::R8UI);
 }
 
 TEST(ComputePlan, ABankAboveSigma8RunsThePoleFormOnPairs) {
