@@ -97,13 +97,18 @@ void ComputePlanner::cascade(ComputePass& p, const CascadeFloat& f) {
 }
 
 void ComputePlanner::demodulatedCascade(ComputePass& p, const DemodCascade& f) {
+    for (auto& [name, v] : {std::pair{"B", f.B}, {"d0", f.d0}, {"a1", f.a1}, {"a2", f.a2}}) uniform(p, name, v);
+    demodulatedBorders(p, f, "g", "m");
+}
+
+void ComputePlanner::demodulatedBorders(ComputePass& p, const DemodCascade& f, const std::string& causal,
+                                        const std::string& anticausal) {
     std::vector<float> g, m;
     for (int k = 0; k < 3; ++k) g.insert(g.end(), {f.cr[k], f.ci[k]});
     for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 4; ++k) m.insert(m.end(), {f.qr[j][k], f.qi[j][k]});
-    for (auto& [name, v] : {std::pair{"B", f.B}, {"d0", f.d0}, {"a1", f.a1}, {"a2", f.a2}}) uniform(p, name, v);
-    for (auto& [name, values] : {std::pair{"g", g}, {"m", m}})
-        p.uniforms.push_back({name, ComputeUniform::Type::Vec2, values, {}});
+    p.uniforms.push_back({causal, ComputeUniform::Type::Vec2, g, {}});
+    p.uniforms.push_back({anticausal, ComputeUniform::Type::Vec2, m, {}});
 }
 
 void ComputePlanner::planChain(const Chain& chain) {

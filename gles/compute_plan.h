@@ -132,6 +132,8 @@ private:
     static void cascade(ComputePass& p, const CascadeFloat& f);
     /// recursive_pairs.comp's DEMOD uniforms (B, d0, a1, a2, g, m).
     static void demodulatedCascade(ComputePass& p, const DemodCascade& f);
+    /// Its borders alone (g and m, or the names given: WITH_DC's dcG and dcM).
+    static void demodulatedBorders(ComputePass& p, const DemodCascade& f, const std::string& causal, const std::string& anticausal);
 
     /// A stage's dispatches from plane `in`, returning the plane of its result: one overload per
     /// kind of stage (STRIATE_STAGE_PLANS), each in the stage's file (gles/compute/blur.cpp ...),

@@ -53,18 +53,30 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         uniformInt(p, "width", W);
         uniformInt(p, "height", H);
     };
+    // No frequency along x (90 degrees: wx = w cos 90 = 1e-17 w): a real horizontal pass.
+    const auto realX = [&](const GaborOrientationPlan& o) { return plan.demodulated && std::abs(o.wx) < kNoFrequency; };
+    // The DC plane's horizontal pass runs in the first visit's (WITH_DC), on the samples it reads
+    // anyway, where that pass is complex and the two recursions are the same Gaussian's.
+    const auto sameRecursion = [](const DemodCascade& a, const DemodCascade& b) {
+        return a.B == b.B && a.d0 == b.d0 && a.a1 == b.a1 && a.a2 == b.a2;
+    };
+    const bool dcFused = dcPairs && !plan.bank.empty() && !realX(plan.bank[0]) && sameRecursion(plan.dcDemod, plan.bank[0].dx);
     int gauss = -1;
+    const auto dcPass = [&](int axis) {
+        Defines d = {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}};
+        if (axis == 0) d.push_back({"CODES", codes ? "1" : "0"});
+        ComputePass& p = dispatch("recursive_pairs.comp", d, groups(axis == 0 ? H : static_cast<int>(pairsPerRow), kLineGroup), 1,
+                                  "DC pair buffer (two columns' Gaussian)");
+        demodulatedCascade(p, plan.dcDemod);
+        frameSize(p);
+        if (axis == 0) source(p);
+        storage(p, 0, gauss);
+    };
     if (dcPairs) {
         gauss = buffer(sizeof(float) * 2 * pairsPerRow * H);
-        for (int axis = 0; axis < 2; ++axis) {
-            Defines d = {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}};
-            if (axis == 0) d.push_back({"CODES", codes ? "1" : "0"});
-            ComputePass& p = dispatch("recursive_pairs.comp", d, groups(axis == 0 ? H : static_cast<int>(pairsPerRow), kLineGroup),
-                                      1, "DC pair buffer (two columns' Gaussian)");
-            demodulatedCascade(p, plan.dcDemod);
-            frameSize(p);
-            if (axis == 0) source(p);
-            storage(p, 0, gauss);
+        if (!dcFused) {
+            dcPass(0);
+            dcPass(1);
         }
     } else if (plan.removeDc) {
         gauss = blur(plan.dcBlur, in);
@@ -116,16 +128,23 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         const GaborOrientationPlan& o = plan.bank[k];
         if (pairs) {
             const bool mirror = mirrorOf(k), last = k + (mirror ? 2 : 1) == plan.bank.size();
-            // No frequency along x (90 degrees: wx = w cos 90 = 1e-17 w): a real horizontal pass.
-            const bool realX = plan.demodulated && !mirror && std::abs(o.wx) < kNoFrequency;
-            Defines h = {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", realX ? "1" : "0"}, {"CODES", codes ? "1" : "0"}};
-            if (realX) h.push_back({"WIDEN", "1"});
+            const bool real = realX(o) && !mirror, withDc = dcFused && k == 0;
+            Defines h = {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", real ? "1" : "0"}, {"CODES", codes ? "1" : "0"}};
+            if (real) h.push_back({"WIDEN", "1"});
+            if (withDc) h.push_back({"WITH_DC", "1"});
             ComputePass& x = dispatch("recursive_pairs.comp", h, groups(H, kLineGroup), 1,
-                                      realX ? "pair buffer (re of two columns; im 0)" : "pair buffer (re, im of two columns)");
+                                      real     ? "pair buffer (re of two columns; im 0)"
+                                      : withDc ? "pair buffer (re, im of two columns), DC pair buffer's rows"
+                                               : "pair buffer (re, im of two columns)");
             coefficients(x, o, 0);
             frameSize(x);
             source(x);
             storage(x, 0, pairBuffer);
+            if (withDc) {
+                demodulatedBorders(x, plan.dcDemod, "dcG", "dcM");
+                storage(x, 2, gauss);
+                dcPass(1);
+            }
             Defines d = {{"AXIS", "1"}, {"DEMOD", demod}, {"REAL", "0"}, {"FIRST", k == 0 ? "1" : "0"}, {"LAST", last ? "1" : "0"}};
             d.insert(d.end(), tailDefines.begin(), tailDefines.end());
             const std::string writes = !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)";

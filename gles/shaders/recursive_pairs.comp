@@ -32,11 +32,17 @@
 #ifndef WIDEN
 #define WIDEN 0
 #endif
+#ifndef WITH_DC
+#define WITH_DC 0
+#endif
 #if MIRROR && (AXIS != 1 || !DEMOD || REAL)
 #error "MIRROR is a demodulated bank's vertical pass"
 #endif
 #if WIDEN && (AXIS != 0 || !REAL)
 #error "WIDEN is a real horizontal pass into a complex pair buffer"
+#endif
+#if WITH_DC && (AXIS != 0 || !DEMOD || REAL)
+#error "WITH_DC is a demodulated orientation's horizontal pass"
 #endif
 layout(local_size_x = 64) in;
 #if AXIS == 0 && CODES
@@ -219,55 +225,98 @@ highp vec2 pairAt(int k) { return pairs[k].xz; }
 void put(int k, highp ONE a, highp ONE b) { pairs[k] = TWO(a, b); }
 highp TWO pairAt(int k) { return pairs[k]; }
 #endif
+#if WITH_DC
+// WITH_DC: the stage's DC plane's horizontal pass (REAL's) beside this orientation's, on the same
+// samples: the Gaussian's recursion as the orientation's (B, d0, a1, a2: the planner fuses them
+// only where they are the same), its own borders (dcG, dcM: real, in .x), into the DC's buffer.
+uniform highp vec2 dcG[3];
+uniform highp vec2 dcM[12];
+layout(std430, binding = 2) buffer Dc { highp vec2 dcPairs[]; };
+highp float r0, r1, r2;  // its states
+highp float dcAdvance(highp float x) {
+    r0 = x + d0 * r0;
+    highp float y = r0 + a2 * r2 + a1 * r1;
+    r2 = r1;
+    r1 = y;
+    return B * y;
+}
+void dcStart(highp float head) { r0 = head * dcG[0].x; r1 = head * dcG[1].x; r2 = head * dcG[2].x; }
+void dcBackwardStart(highp float last) {
+    highp float t0 = last * dcM[0].x + r0 * dcM[1].x + r1 * dcM[2].x + r2 * dcM[3].x;
+    highp float t1 = last * dcM[4].x + r0 * dcM[5].x + r1 * dcM[6].x + r2 * dcM[7].x;
+    highp float t2 = last * dcM[8].x + r0 * dcM[9].x + r1 * dcM[10].x + r2 * dcM[11].x;
+    r0 = t0;
+    r1 = t1;
+    r2 = t2;
+}
+#endif
+// Samples 2k and 2k + 1 of the row (`e` the first's phase, then the next pair's) through the
+// causal pass into pair `slot`; with WITH_DC the DC plane's too.
+void causalPair(int line, int slot, int k, inout highp ONE s0, inout highp ONE s1, inout highp ONE s2, inout highp vec2 e) {
+    highp float x0 = at(line, 2 * k), x1 = at(line, 2 * k + 1);
+    highp ONE a = advance(demod(x0, e), s0, s1, s2, false);
+    e = next(e);
+    highp ONE b = advance(demod(x1, e), s0, s1, s2, false);
+    e = next(e);
+    put(slot, a, b);
+#if WITH_DC
+    highp float c = dcAdvance(x0);
+    dcPairs[slot] = vec2(c, dcAdvance(x1));
+#endif
+}
+// Pair `slot` through the anticausal pass, in place (odd sample first).
+void anticausalPair(int slot, inout highp ONE t0, inout highp ONE t1, inout highp ONE t2) {
+    highp TWO v = pairAt(slot);
+    highp ONE b = advance(ODD(v), t0, t1, t2, true), a = advance(EVEN(v), t0, t1, t2, true);
+    put(slot, a, b);
+#if WITH_DC
+    highp vec2 d = dcPairs[slot];
+    highp float c = dcAdvance(d.y);
+    dcPairs[slot] = vec2(dcAdvance(d.x), c);
+#endif
+}
 
 void main() {
     int n = width, line = int(gl_GlobalInvocationID.x), row = line * ((n + 1) / 2);
     if (line >= height) return;
     int full = n / 2;  // pairs holding two samples; an odd row's last pair holds one
-    highp float head = at(line, 0);
-    highp ONE last = demod(at(line, n - 1), phaseOfLast());
+    highp float head = at(line, 0), lastSample = at(line, n - 1);
+    highp ONE last = demod(lastSample, phaseOfLast());
     highp vec2 e = vec2(1.0, 0.0);
     highp ONE s0 = scaled(head, g[0]), s1 = scaled(head, g[1]), s2 = scaled(head, g[2]);
+#if WITH_DC
+    dcStart(head);
+#endif
     int k = 0;
     for (; k + 1 < full; k += 2) {
-        highp ONE a = advance(demod(at(line, 2 * k), e), s0, s1, s2, false);
-        e = next(e);
-        highp ONE b = advance(demod(at(line, 2 * k + 1), e), s0, s1, s2, false);
-        e = next(e);
-        put(row + k, a, b);
-        a = advance(demod(at(line, 2 * k + 2), e), s0, s1, s2, false);
-        e = next(e);
-        b = advance(demod(at(line, 2 * k + 3), e), s0, s1, s2, false);
-        e = renormalised(next(e));
-        put(row + k + 1, a, b);
+        causalPair(line, row + k, k, s0, s1, s2, e);
+        causalPair(line, row + k + 1, k + 1, s0, s1, s2, e);
+        e = renormalised(e);
     }
-    if (k < full) {
-        highp ONE a = advance(demod(at(line, 2 * k), e), s0, s1, s2, false);
-        e = next(e);
-        highp ONE b = advance(demod(at(line, 2 * k + 1), e), s0, s1, s2, false);
-        put(row + k, a, b);
+    if (k < full) causalPair(line, row + k, k, s0, s1, s2, e);
+    if (n > 2 * full) {
+        put(row + full, advance(last, s0, s1, s2, false), ONE(0.0));
+#if WITH_DC
+        dcPairs[row + full] = vec2(dcAdvance(lastSample), 0.0);
+#endif
     }
-    if (n > 2 * full) put(row + full, advance(last, s0, s1, s2, false), ONE(0.0));
     highp ONE t0, t1, t2;
     backwardStart(last, s0, s1, s2, t0, t1, t2);
+#if WITH_DC
+    dcBackwardStart(lastSample);
+#endif
     if (n > 2 * full) {
         highp ONE c = EVEN(pairAt(row + full));
         put(row + full, advance(c, t0, t1, t2, true), ONE(0.0));
+#if WITH_DC
+        dcPairs[row + full] = vec2(dcAdvance(dcPairs[row + full].x), 0.0);
+#endif
     }
     for (k = full - 1; k >= 1; k -= 2) {
-        highp TWO v = pairAt(row + k);
-        highp ONE b = advance(ODD(v), t0, t1, t2, true), a = advance(EVEN(v), t0, t1, t2, true);
-        put(row + k, a, b);
-        v = pairAt(row + k - 1);
-        b = advance(ODD(v), t0, t1, t2, true);
-        a = advance(EVEN(v), t0, t1, t2, true);
-        put(row + k - 1, a, b);
+        anticausalPair(row + k, t0, t1, t2);
+        anticausalPair(row + k - 1, t0, t1, t2);
     }
-    if (k == 0) {
-        highp TWO v = pairAt(row);
-        highp ONE b = advance(ODD(v), t0, t1, t2, true), a = advance(EVEN(v), t0, t1, t2, true);
-        put(row, a, b);
-    }
+    if (k == 0) anticausalPair(row, t0, t1, t2);
 }
 #else
 int stride;  // pairs a row: (width + 1) / 2

@@ -100,12 +100,14 @@ TEST(ComputePlan, AGaborBankKeepsOneRunningMaximum) {
     const std::size_t pixels = 1920 * 1080;
     EXPECT_EQ(plan.bytes(k1080p), (1 + 4 + 8 + 4) * pixels + 8 * 640 * 1080 + 256 * sizeof(float));
     EXPECT_LT(plan.bytes(k1080p), 5 * sizeof(float) * pixels);
-    // bankOrder visits 0, 30, 150, 60, 120, 90: a horizontal pass for 0, one for each mirror pair
-    // (30 and 150, 60 and 120), a real one for 90; the pairs' vertical passes in three strips.
+    // bankOrder visits 0, 30, 150, 60, 120, 90: a horizontal pass for 0 (the DC plane's beside it),
+    // one for each mirror pair (30 and 150, 60 and 120), a real one for 90; the pairs' vertical
+    // passes in three strips.
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=1"), 3u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=1 WITH_DC=1"), 1u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1 CODES=1 WIDEN=1"), 1u);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1 CODES=1"), 2u);  // and the DC plane's
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=1"), 1u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1"), 1u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=1"), 1u);  // the DC plane's columns
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0"), 8u);
     EXPECT_EQ(passesNamed(plan, "recursive_line.comp"), 0u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=1 LAST=0"), 1u);
