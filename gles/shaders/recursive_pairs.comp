@@ -10,17 +10,19 @@
 //   is the same, and the DC term turns instead, by e^{-i (wx x + wy y)}. The phases are turned
 //   from sample to sample (below): no table.
 // AXIS 0: one invocation per row, from the real input (a sampler) into the pair buffer; CODES: the
-// input is the frame's codes (R8UI), each read through the table of their unit values.
+// input is the frame's codes (R8UI), each read through the table of their unit values; WITH_DC:
+// the DC plane's horizontal pass (REAL's, below) beside it, on the same samples.
 // AXIS 1: one invocation per pair of columns, in place (each sample read before the causal pass
 // overwrites it), both columns' recursions side by side; the anticausal pass hands each output to
-// the Gabor stage's tail (below), a pixel at a time, instead of storing it.
+// the Gabor stage's tail (below), a pixel at a time, instead of storing it. MIRROR: a bank's
+// orientation and its mirror on one horizontal pass, an invocation per column (below).
 // REAL (with DEMOD): the stage's DC plane, the Gaussian G*I (DemodCascade at w = 0), real, a
 // vec2 a pair, both passes stored; the demodulated tail reads it two pixels at a time. With WIDEN
 // (AXIS 0), an orientation's horizontal pass where it has no frequency along x (90 degrees): real,
 // into the complex pair buffer (imaginary parts 0).
 // Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
-// over it). An AXIS 0 trip is two pairs of a row; an AXIS 1 trip four rows of a column pair, whose
-// samples are twice that: the count is per invocation.
+// over it). An AXIS 0 trip is two pairs of a row; an AXIS 1 trip four rows of a column pair (or of
+// a column and its mirror), whose samples are twice that: the count is per invocation.
 #define SAMPLES_PER_TRIP 4
 // Defines a program may go without.
 #ifndef CODES
