@@ -112,6 +112,30 @@ void ComputePlanner::demodulatedBorders(ComputePass& p, const DemodCascade& f, c
 }
 
 void ComputePlanner::planChain(const Chain& chain) {
+    planStages(chain);
+    // The frame goes up as its codes only where every pass that reads it reads codes (gabor.cpp
+    // decides for its own passes): where a later stage reads the frame too (a Gabor energy
+    // bank's overlay), the chain is planned again with the frame as unit floats.
+    if (plan_->planes[plan_->luma].format == Format::R8UI) {
+        bool floatsRead = false;
+        for (const ComputeStep& step : plan_->steps)
+            for (const ComputePass& pass : step.passes)
+                for (const ComputeBinding& b : pass.bindings) {
+                    const Defines& d = plan_->programs[pass.program].defines;
+                    floatsRead = floatsRead || (b.kind == ComputeBinding::Kind::Sampler && b.index == plan_->luma &&
+                                                std::find(d.begin(), d.end(), std::pair<std::string, std::string>{"CODES", "1"}) == d.end());
+                }
+        if (floatsRead) {
+            *plan_ = ComputePlan{};
+            keptRe_ = keptIm_ = boxScratch_ = -1;
+            codesAllowed_ = false;
+            planStages(chain);
+        }
+    }
+    share();
+}
+
+void ComputePlanner::planStages(const Chain& chain) {
     const int W = format_.width, H = format_.height;
     // The frame arrives as the reference's unit values float(c / 255), converted on the host (a
     // shader division need not round correctly), or as its codes where its only readers turn them
@@ -134,7 +158,6 @@ void ComputePlanner::planChain(const Chain& chain) {
         if (complex) sampler(p, 1, keptIm_);
         storage(p, 0, plan_->readback);
     }
-    share();
 }
 
 } // namespace striate::gles

@@ -108,6 +108,8 @@ public:
     void planChain(const Chain& chain);
 
 private:
+    /// planChain's stages and read-back, before share().
+    void planStages(const Chain& chain);
     using Format = ComputePlane::Format;
     using Access = ComputeBinding::Access;
     /// Workgroup shapes of the shaders (their local_size layouts).
@@ -157,6 +159,7 @@ private:
     ComputePlan* plan_;
     int keptRe_ = -1, keptIm_ = -1;  // a complex output's planes
     int boxScratch_ = -1;
+    bool codesAllowed_ = true;  // a bank may take the frame as codes (planChain)
 };
 
 } // namespace striate::gles

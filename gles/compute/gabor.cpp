@@ -37,7 +37,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     // values) where a bank's horizontal passes on pairs are the frame's only readers. One
     // orientation's result takes over the frame's float plane instead (its horizontal pass is the
     // frame's last reader), which a byte plane would not share.
-    const bool codes = pairs && bank && in == plan_->luma && (dcPairs || !plan.removeDc);
+    const bool codes = codesAllowed_ && pairs && bank && in == plan_->luma && (dcPairs || !plan.removeDc);
     int units = -1;
     if (codes) {
         plan_->planes[in].format = Format::R8UI;

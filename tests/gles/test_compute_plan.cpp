@@ -127,6 +127,14 @@ TEST(ComputePlan, TheFrameGoesUpAsFloatsWhereAnotherPassReadsIt) {
     }
     // Without DC removal the bank's horizontal passes are the frame's only readers.
     EXPECT_EQ(planOf("gabor sigma=12 wavelength=24 orientations=6 remove-dc=false").planes[0].format, gles::ComputePlane::Format::R8UI);
+    // Gabor energy's bank takes the codes, unless its overlay reads the frame again: then the
+    // chain is planned again with floats, and no pass reads codes.
+    EXPECT_EQ(planOf("edges method=gabor sigma=4 wavelength=10").planes[0].format, gles::ComputePlane::Format::R8UI);
+    const gles::ComputePlan overlay = planOf("edges method=gabor sigma=4 wavelength=10 output=overlay");
+    expectWellFormed(overlay);
+    EXPECT_EQ(planesOf(overlay, gles::ComputePlane::Format::R8UI), 0);
+    EXPECT_EQ(passesNamed(overlay, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=1"), 0u);
+    EXPECT_EQ(passesNamed(overlay, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=0"), 3u);
 }
 
 TEST(ComputePlan, ABankAboveSigma8RunsThePoleFormOnPairs) {

@@ -154,6 +154,7 @@ std::vector<std::string> chains() {
     out.push_back("edges sigma=4 method=canny");
     out.push_back("edges method=gabor sigma=2 wavelength=6 low-threshold=0.02 high-threshold=0.06");
     out.push_back("edges method=gabor sigma=4 wavelength=10 orientations=4 output=strength");
+    out.push_back("edges method=gabor sigma=4 wavelength=10 output=overlay");  // the frame read after a recursive bank
     out.push_back("blur sigma=1 ! edges output=strength");
     return out;
 }
