@@ -58,8 +58,8 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     for (std::size_t k = 0; k < plan.bank.size() && status_; ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         // The stage's output from z (docs/algorithms.md 3.1, 3.4): DC removed first. u_combine: the
-        // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step. On
-        // float planes it ends the vertical pass's last draw, so z is never stored.
+        // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step. It ends
+        // the vertical pass's last draw where that fits the budget, so z is never stored.
         Tail tail;
         tail.shader.name = std::string("gabor.combine ") + sinkName(plan.sink) + (k > 0 && bank ? " (running)" : "");
         tail.uniforms = {{"u_combine", {o.dcGain, static_cast<float>(o.sector * bound / 3), static_cast<float>(bound / 65535), 0.0f}}};
@@ -105,23 +105,20 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
             }
             return value;
         };
-        const Tail* fused = packed_ ? nullptr : &tail;
-        Value z;
-        if (o.mirrorsPrevious && fused) {
+        if (o.mirrorsPrevious) {
             // A mirror: its partner's horizontal pass, then the vertical pass at -wy (its response
-            // conjugated; a bank takes magnitudes). Not on packed planes: there the tail is a draw
-            // of its own, and the partner's horizontal pass kept past it would hold one more RGBA8
-            // plane at the peak (the bank at 1080p on rpi3: 41.5 MiB against 33.6).
-            z = plan.recursive ? recursive(o.yOnPartner, 1, h, true, fused)
-                               : tapsAxis(o.tyOnPartner, 1, h, true, "gabor.direct", fused);
+            // conjugated; a bank takes magnitudes). The partner's pass is held through its
+            // vertical pass, where z is not (the tail fused): on packed planes as on float ones
+            // the bank holds no more at its peak (rpi3 at 1080p: 33.6 MiB either way).
+            result = plan.recursive ? recursive(o.yOnPartner, 1, h, true, &tail)
+                                    : tapsAxis(o.tyOnPartner, 1, h, true, "gabor.direct", &tail);
         } else if (plan.recursive) {
             h = recursive(o.x, 0, in, true);
-            z = recursive(o.y, 1, h, true, fused);
+            result = recursive(o.y, 1, h, true, &tail);
         } else {
             h = tapsAxis(o.tx, 0, in, true, "gabor.direct");
-            z = tapsAxis(o.ty, 1, h, true, "gabor.direct", fused);
+            result = tapsAxis(o.ty, 1, h, true, "gabor.direct", &tail);
         }
-        result = fused ? z : applyTail(z, tail);
         if (bank) best = result;
     }
     return result;

@@ -178,5 +178,26 @@ TEST(Planner, PlansAt1080pHoldIssue28sMemoryTargets) {
     EXPECT_EQ(passesNamed(planOf("blur sigma=2", "host", false, FrameFormat{640, 480}, true), "blur.direct x R=8 on quads, a tile"), 0);
 }
 
+TEST(Planner, PackedBankSharesMirrorsHorizontalPassesWithinTheSameMemory) {
+    // On packed planes (rpi3) the combine ends the vertical pass's draw, so z is never stored and a
+    // mirror (30 and 150, 60 and 120 degrees) shares its partner's horizontal pass with no plane
+    // more at the peak: four horizontal passes for six orientations (and the DC plane's blur, one
+    // more of each axis), no combine draw of its own.
+    const gles::FragmentPlan plan = planOf("gabor sigma=4 wavelength=8 orientations=6", "rpi3", true, FrameFormat{640, 480});
+    ASSERT_TRUE(plan.status) << plan.status.message();
+    expectWellFormed(plan, "rpi3");
+    EXPECT_EQ(passesNamed(plan, "recursive.response x"), 4 + 1);
+    EXPECT_EQ(passesNamed(plan, "recursive.response y"), 6 + 1);
+    EXPECT_EQ(passesNamed(plan, "gabor.combine"), 0);
+    // The response's cut follows the packed budget (docs/algorithms.md, "the response form"): 19
+    // pairs an axis at sigma 4, where float planes take 29.
+    EXPECT_EQ(passesNamed(plan, "recursive.response x 19 tap pairs and the centre"), 4 + 1);
+    EXPECT_EQ(passesNamed(planOf("gabor sigma=4 wavelength=8 orientation=30", "host", false), "recursive.response x 29 tap pairs"), 1 + 1);
+    // 33.6 MiB at 1080p, as with one horizontal pass an orientation and the combine a draw.
+    const gles::FragmentPlan large = planOf("gabor sigma=4 wavelength=8 orientations=6", "rpi3", true, FrameFormat{1920, 1080});
+    ASSERT_TRUE(large.status) << large.status.message();
+    EXPECT_LT(large.bytes() / (1024.0 * 1024.0), 33.65);
+}
+
 } // namespace
 } // namespace striate
