@@ -227,8 +227,7 @@ namespace {
 /// (cpu/neon/lines.cpp); then the tail, if any.
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
                           const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out, const ShaderTail* tail) {
-    // The taps are uniforms (u_taps[0].x: the centre tap c_0; u_taps[1 + i / 2]: (c, s) of pair
-    // i, two per vector), so every orientation shares the program.
+    // The taps are uniforms (tapsUniform()), so every orientation shares the program.
     // A real input under real taps (a recursive Gaussian's response) keeps only the real part.
     const bool real = !in.complex && !out.complex && !tail;
     FragmentWriter w(what + " " + axisName(axis) + " " + std::to_string(count) + " tap pairs" +
@@ -238,13 +237,18 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
     w.input(0, in);
     if (!withCentre) w.input(1, acc);
     w.uniformArray("u_taps", 1 + (count + 1) / 2);
-    if (withCentre) w.line("vec2 z = u_taps[0].x * " + w.fetch(0, "") + ";", 1);
+    // A packed input is read as its codes, its map taken by the weights (tapsUniform): the codes'
+    // offsets summed over the taps are u_taps[0].y, once.
+    const bool codes = takesCodes(in);
+    const auto at = [&](const std::string& offset) { return codes ? w.fetchCodes(0, offset) : w.fetch(0, offset); };
+    if (withCentre) w.line("vec2 z = u_taps[0].x * " + at("") + ";", 1);
     else w.line("vec2 z = " + w.fetch(1, "") + ";", 0);
+    if (codes) w.line(std::string("z += vec2(u_taps[0].y, ") + (in.complex ? "u_taps[0].y" : "0.0") + ");", 2);
     for (int i = 0; i < count; ++i) {
         const std::string k = f(first + i);
         const std::string offset = axis == 0 ? "vec2(" + k + ", 0.0)" : "vec2(0.0, " + k + ")";
         const std::string a = named("a", i), b = named("b", i);
-        w.line("vec2 " + a + " = " + w.fetch(0, "-" + offset) + ", " + b + " = " + w.fetch(0, offset) + ";", 1);
+        w.line("vec2 " + a + " = " + at("-" + offset) + ", " + b + " = " + at(offset) + ";", 1);
         const std::string tap = "u_taps[" + std::to_string(1 + i / 2) + "]" + (i % 2 ? ".zw" : ".xy");
         if (in.complex) {
             w.line("z.x = z.x + (" + a + ".x + " + b + ".x) * " + tap + ".x;", 2);
@@ -270,6 +274,23 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
                           const PlaneFormat& in, const PlaneFormat& acc, const ShaderTail& tail) {
     return tapsShader(es3, what, first, count, withCentre, axis, in, acc, tail.format, &tail);
+}
+
+bool takesCodes(const PlaneFormat& in) { return in.kind == PlaneKind::Packed; }
+
+std::vector<float> tapsUniform(const GaborTaps& taps, int first, int count, bool withCentre, const PlaneFormat& in) {
+    // Values are codes x m[0] - m[1] (codeUniform) where the pass reads codes: the taps take
+    // m[0], and the offsets -m[1] of the centre and of each pair's sum (the differences have
+    // none) add up to one constant.
+    const bool codes = takesCodes(in);
+    const std::array<float, 2> m = codes ? codeUniform(in) : std::array<float, 2>{1.0f, 0.0f};
+    double weights = withCentre ? taps.c[0] : 0.0;
+    for (int i = first; i < first + count; ++i) weights += 2.0 * taps.c[i];
+    std::vector<float> u = {withCentre ? taps.c[0] * m[0] : 0.0f, codes ? static_cast<float>(-m[1] * weights) : 0.0f,
+                            0.0f, 0.0f};
+    for (int i = first; i < first + count; ++i) u.insert(u.end(), {taps.c[i] * m[0], taps.s[i] * m[0]});
+    if (count % 2) u.insert(u.end(), {0.0f, 0.0f});
+    return u;
 }
 
 } // namespace striate::gles

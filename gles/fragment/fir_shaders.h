@@ -94,6 +94,13 @@ FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const Qu
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
                           const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out);
 
+/// Whether tapsShader reads `in` as its 16-bit codes (a packed plane), the map in the weights.
+bool takesCodes(const PlaneFormat& in);
+/// tapsShader's `u_taps` for pairs first..first + count - 1 of `taps` read from `in`: (c_0 or 0,
+/// the codes' summed offset or 0, 0, 0), then (c, s) of two pairs a vector; on codes the taps
+/// times the codes' scale (codeUniform()).
+std::vector<float> tapsUniform(const GaborTaps& taps, int first, int count, bool withCentre, const PlaneFormat& in);
+
 /// What a pass does with its value `vec2 z` before storing it (the Gabor combine, fused into the
 /// vertical pass's last draw so that z is never stored): `code` declares its inputs from the
 /// slot it is given on, adds its lines, and returns the value to store in `format`.

@@ -250,7 +250,7 @@ FragmentPlanner::Value FragmentPlanner::tiledDirect(double sigma, const Value& i
 
 FragmentPlanner::Value FragmentPlanner::stage(const BlurStagePlan& plan, const Value& in) { return blur(plan.blur, in); }
 
-FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& in) {
+FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& in, double weight) {
     return std::visit(Overloaded{[&](const DirectBlur&) {
                                      if (const Value q = quadBlur(QuadWeights{plan.sigma, {}}, "blur.direct", in); q.plane >= 0)
                                          return q;
@@ -264,12 +264,12 @@ FragmentPlanner::Value FragmentPlanner::blur(const BlurPlan& plan, const Value& 
                                  },
                                  [&](const RecursiveBlur& r) {
                                      GaborTaps taps;
-                                     if (response(r.cascade, true, &taps))
+                                     if (response(r.cascade, true, &taps, weight))
                                          if (const Value q = quadBlur(QuadWeights{0, taps.c}, "recursive.response", in);
                                              q.plane >= 0)
                                              return q;
-                                     const Value h = recursive(r.cascade, 0, in, false);
-                                     return recursive(r.cascade, 1, h, false);
+                                     const Value h = recursive(r.cascade, 0, in, false, nullptr, weight);
+                                     return recursive(r.cascade, 1, h, false, nullptr, weight);
                                  }},
                       plan.method);
 }

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <string>
 
+#include "core/coefficients.h"
 #include "core/response.h"
 #include "gles/fragment/glsl.h"
 
@@ -43,8 +45,21 @@ void unitTable(FragmentWriter& w, FragmentPlanner::Uniforms* uniforms) {
 FragmentPlanner::Value FragmentPlanner::stage(const GaborStagePlan& plan, const Value& in) { return gabor(plan.gabor, in); }
 
 FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value& in) {
+    // The DC plane reaches the output times K = K_x K_y (docs/algorithms.md 3.4): its response's
+    // cut follows the largest |K| at this frequency over every orientation (on a degree's grid),
+    // so that a new orientation plans the same programs (a property changed while playing
+    // compiles nothing; the recursion's K moves with the orientation).
+    double dcWeight = 0;
+    if (plan.removeDc && !plan.bank.empty()) {
+        const double w = std::hypot(plan.bank[0].wx, plan.bank[0].wy);
+        for (int degree = 0; degree < 180; ++degree) {
+            const double theta = degree * std::numbers::pi / 180;
+            dcWeight = std::max(dcWeight, std::abs(gaborAxisDcGain(plan.dcBlur.sigma, w * std::cos(theta), plan.recursive) *
+                                                   gaborAxisDcGain(plan.dcBlur.sigma, w * std::sin(theta), plan.recursive)));
+        }
+    }
     Value gauss;
-    if (plan.removeDc) gauss = blur(plan.dcBlur, in);
+    if (plan.removeDc) gauss = blur(plan.dcBlur, in, dcWeight);
     // One bound for every orientation: the bank's running maximum is re-encoded at each step.
     double bound = 0;
     for (const GaborOrientationPlan& o : plan.bank) {

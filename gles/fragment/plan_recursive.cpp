@@ -21,6 +21,13 @@ constexpr double kResponseTail = 5e-5;
 /// a pass). At sigma 4 the response runs 19 tap pairs an axis instead of 29 (the largest error
 /// the conformance cases read on packed planes: 2.0e-3, was 2.6e-4).
 constexpr double kPackedResponseTail = 1.5e-3;
+/// A plane whose result reaches the output times a weight below 1 (a Gabor's DC plane, by its
+/// gain K: docs/algorithms.md 3.4) is cut at this share of the cut over the weight: its error,
+/// so weighted, a quarter of an axis's. A full share moved Gabor energy's edge classes where its
+/// strength lies near a threshold (6 of 221 pixels on tight's 17x13 case, whose budget is 3;
+/// a quarter leaves 2, as before); at sigma 4, wavelength 8 on packed planes the DC plane's
+/// response runs 11 tap pairs an axis instead of 19.
+constexpr double kWeightedShare = 0.25;
 /// RecursiveForm::Auto takes the response form in per-pixel passes up to this many taps per axis,
 /// strips beyond (docs/performance-history.md: fewer fetches per pixel than the strips' sections, and no
 /// strip draws); on quads it is faster than strips at every sigma measured (to 64).
@@ -205,10 +212,7 @@ FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis
             break;
         }
         Uniforms uniforms;
-        std::vector<float> u = {taps.c[0], 0.0f, 0.0f, 0.0f};
-        for (int i = 0; i < count; ++i) u.insert(u.end(), {taps.c[k0 + i], taps.s[k0 + i]});
-        if (count % 2) u.insert(u.end(), {0.0f, 0.0f});
-        uniforms.push_back({"u_taps", u});
+        uniforms.push_back({"u_taps", tapsUniform(taps, k0, count, centre, in.format)});
         std::vector<Value> inputs{in};
         if (!centre) inputs.push_back(acc);
         if (withTail) {
@@ -234,9 +238,11 @@ FragmentPlanner::Value FragmentPlanner::applyTail(const Value& z, const Tail& ta
     return full(w.finish(value, tail.shader.format), inputs, tail.shader.format, tail.uniforms);
 }
 
-bool FragmentPlanner::response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const {
+bool FragmentPlanner::response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps, double weight) const {
     recursiveFormsApply_ = true;
-    if (!responseTaps(cf, packed_ ? kPackedResponseTail : kResponseTail, taps)) return false;
+    const double base = packed_ ? kPackedResponseTail : kResponseTail;
+    const double cut = weight < 1 ? kWeightedShare * base / std::max(weight, base) : base;
+    if (!responseTaps(cf, cut, taps)) return false;
     switch (options_.recursiveForm) {
     case RecursiveForm::Response: return true;
     case RecursiveForm::Strips:
@@ -247,9 +253,9 @@ bool FragmentPlanner::response(const CascadeFloat& cf, bool onQuads, GaborTaps* 
 }
 
 FragmentPlanner::Value FragmentPlanner::recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut,
-                                                  const Tail* tail) {
+                                                  const Tail* tail, double weight) {
     GaborTaps taps;
-    if (response(cf, false, &taps)) return tapsAxis(taps, axis, in, complexOut, "recursive.response", tail);
+    if (response(cf, false, &taps, weight)) return tapsAxis(taps, axis, in, complexOut, "recursive.response", tail);
     const Value v = recursiveAxis(cf, axis, in, complexOut);
     return tail && status_ ? applyTail(v, *tail) : v;
 }

@@ -199,7 +199,9 @@ private:
 #undef STRIATE_DECLARE
 
     // plan_blur.cpp
-    Value blur(const BlurPlan& plan, const Value& in);
+    /// `weight`: what the result is multiplied by on its way to the output (a Gabor's DC plane:
+    /// its largest |K|), which the response form's cut follows (response()).
+    Value blur(const BlurPlan& plan, const Value& in, double weight = 1);
     /// Both axes of a symmetric FIR on Quad planes (four pixels per RGBA32F texel), the result
     /// in a QuadRows plane, where the planes are float and each axis fits one shader; else
     /// Value{} and the caller runs the per-pixel passes.
@@ -235,13 +237,15 @@ private:
                    const Tail* tail = nullptr);
     /// One axis of a recursive filter in the form the options ask for; with a tail, its value
     /// (fused into the response's last draw, else a draw of its own).
-    Value recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut, const Tail* tail = nullptr);
+    Value recursive(const CascadeFloat& cf, int axis, const Value& in, bool complexOut, const Tail* tail = nullptr,
+                    double weight = 1);
     /// The tail as a draw of its own, reading z from `z`.
     Value applyTail(const Value& z, const Tail& tail);
     /// Whether a recursive filter runs as the FIR of its response (responseTaps, into `taps`):
     /// under RecursiveForm::Auto on quads whatever its length (they fit the budget or are not
-    /// taken), in per-pixel passes up to kMaxResponseTaps per axis.
-    bool response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps) const;
+    /// taken), in per-pixel passes up to kMaxResponseTaps per axis. The response is cut where the
+    /// L1 mass beyond is the board's cut (kResponseTail, kPackedResponseTail) over `weight`.
+    bool response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps, double weight = 1) const;
     // plan_edges.cpp
     Value gabor(const GaborPlan& plan, const Value& in);
     /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.

@@ -70,9 +70,11 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         // (codeUniform(): the plane's bound is a uniform, so one program serves every bound).
         declarations_ += "uniform vec2 u_code" + s + ";\n";
         ++cost_.uniforms;
-        declarations_ += "vec2 d" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), " +
-                         (f.complex ? "dot(t.ba, vec2(65280.0, 255.0))" : std::string("0.0")) + ") * u_code" + s +
-                         ".x - vec2(u_code" + s + ".y, " + (f.complex ? "u_code" + s + ".y" : std::string("0.0")) + ");\n}\n";
+        declarations_ += "vec2 k" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), " +
+                         (f.complex ? "dot(t.ba, vec2(65280.0, 255.0))" : std::string("0.0")) + ");\n}\n";
+        declarations_ += "vec2 d" + s + "(vec4 t) { return k" + s + "(t) * u_code" + s + ".x - vec2(u_code" + s + ".y, " +
+                         (f.complex ? "u_code" + s + ".y" : std::string("0.0")) + ");\n}\n";
+        declarations_ += "vec2 c" + s + "(vec2 p) { return k" + s + "(" + t + "); }\n";
         value = "d" + s + "(" + t + ")";
         break;
     }
@@ -113,6 +115,14 @@ std::string FragmentWriter::fetchAt(int slot, const std::string& texel) {
 
 std::string FragmentWriter::fetch(int slot, const std::string& offset) {
     return fetchAt(slot, offset.empty() ? "pos" : "(pos + " + offset + ")");
+}
+
+std::string FragmentWriter::fetchCodes(int slot, const std::string& offset) {
+    const PlaneFormat& f = inputs_.at(slot);
+    cost_.fetches += 1;
+    if (f.complex) cost_.wideFetches += 1;
+    cost_.alu += (shifted_.at(slot) ? 2 : 1) + (f.complex ? 2 : 1);  // the coordinate, the bytes' sums
+    return call('c', slot, offset.empty() ? std::string("pos") : "(pos + " + offset + ")");
 }
 
 std::string FragmentWriter::fetchRaw(int slot, const std::string& offset) {

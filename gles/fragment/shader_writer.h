@@ -65,6 +65,9 @@ public:
     std::string fetch(int slot, const std::string& offset);
     /// Fetches at an absolute texel coordinate expression (texel units, a GLSL vec2).
     std::string fetchAt(int slot, const std::string& texel);
+    /// A packed input's 16-bit codes at the pixel offset by `offset` (vec2: re, im; 0 to 65535),
+    /// not mapped to values: a pass whose weights take the map (u_codeN) does that once.
+    std::string fetchCodes(int slot, const std::string& offset);
     /// The raw texel of input `slot` at the pixel (no decoding; copying passes; the four pixels
     /// of a Quad texel).
     std::string fetchRaw(int slot, const std::string& offset);

@@ -161,6 +161,8 @@ TEST(Budgets, NewValuesOfTheSameStructureCompileNothing) {
     const std::pair<const char*, const char*> changes[] = {
         {"edges low-threshold=0.02 high-threshold=0.05", "edges low-threshold=0.1 high-threshold=0.3"},
         {"gabor sigma=3 wavelength=8 orientation=0 gain=1", "gabor sigma=3 wavelength=8 orientation=30 gain=4"},
+        // The DC plane's response is cut by its K, which the recursion moves with the orientation.
+        {"gabor sigma=4 wavelength=6 orientation=0", "gabor sigma=4 wavelength=6 orientation=30"},
         {"edges method=gabor orientations=4", "edges method=gabor orientations=4 high-threshold=0.2"},
     };
     BackendChoice choice;

@@ -190,9 +190,11 @@ TEST(Planner, PackedBankSharesMirrorsHorizontalPassesWithinTheSameMemory) {
     EXPECT_EQ(passesNamed(plan, "recursive.response y"), 6 + 1);
     EXPECT_EQ(passesNamed(plan, "gabor.combine"), 0);
     // The response's cut follows the packed budget (docs/algorithms.md, "the response form"): 19
-    // pairs an axis at sigma 4, where float planes take 29.
-    EXPECT_EQ(passesNamed(plan, "recursive.response x 19 tap pairs and the centre"), 4 + 1);
-    EXPECT_EQ(passesNamed(planOf("gabor sigma=4 wavelength=8 orientation=30", "host", false), "recursive.response x 29 tap pairs"), 1 + 1);
+    // pairs an axis at sigma 4, where float planes take 29; the DC plane's, weighted by its K
+    // (0.007), 11.
+    EXPECT_EQ(passesNamed(plan, "recursive.response x 19 tap pairs and the centre"), 4);
+    EXPECT_EQ(passesNamed(plan, "recursive.response x 11 tap pairs and the centre"), 1);
+    EXPECT_EQ(passesNamed(planOf("gabor sigma=4 wavelength=8 orientation=30", "host", false), "recursive.response x 29 tap pairs"), 1);
     // 33.6 MiB at 1080p, as with one horizontal pass an orientation and the combine a draw.
     const gles::FragmentPlan large = planOf("gabor sigma=4 wavelength=8 orientations=6", "rpi3", true, FrameFormat{1920, 1080});
     ASSERT_TRUE(large.status) << large.status.message();
