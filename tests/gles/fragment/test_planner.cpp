@@ -191,7 +191,7 @@ TEST(Planner, PackedBankSharesMirrorsHorizontalPassesWithinTheSameMemory) {
     EXPECT_EQ(passesNamed(plan, "gabor.combine"), 0);
     // The response's cut follows the packed budget (docs/algorithms.md, "the response form"): 19
     // pairs an axis at sigma 4, where float planes take 29; the DC plane's, weighted by its K
-    // (0.007), 11.
+    // (at most 0.024 over the orientations), 11.
     EXPECT_EQ(passesNamed(plan, "recursive.response x 19 tap pairs and the centre"), 4);
     EXPECT_EQ(passesNamed(plan, "recursive.response x 11 tap pairs and the centre"), 1);
     EXPECT_EQ(passesNamed(planOf("gabor sigma=4 wavelength=8 orientation=30", "host", false), "recursive.response x 29 tap pairs"), 1);
