@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numbers>
 #include <variant>
 
 namespace striate {
@@ -166,6 +167,16 @@ GaborPlan planBank(const GaborSpec& spec, const std::vector<double>& orientation
             }
         }
         p.bank.push_back(o);
+    }
+    if (p.removeDc) {
+        // |K| is even in each axis's frequency and the same with the axes swapped, so the degrees
+        // 0..45 give its largest over every orientation.
+        const double w = 2 * std::numbers::pi / spec.wavelength;
+        for (int degree = 0; degree <= 45; ++degree) {
+            const double theta = degree * std::numbers::pi / 180;
+            p.dcWeightBound = std::max(p.dcWeightBound, std::abs(gaborAxisDcGain(spec.sigma, w * std::cos(theta), p.recursive) *
+                                                                  gaborAxisDcGain(spec.sigma, w * std::sin(theta), p.recursive)));
+        }
     }
     return p;
 }

@@ -161,6 +161,10 @@ struct GaborPlan {
     DemodCascade dcDemod{};    ///< demodulated: dcBlur's recursion in the second-order form (w = 0)
     bool removeDc = false;
     BlurPlan dcBlur;  // the Gaussian whose K-weighted copy is subtracted
+    /// removeDc: the largest |K| = |K_x K_y| at this frequency over every orientation (on a
+    /// degree's grid), the most of dcBlur's plane that reaches the output: what its accuracy can
+    /// follow while a change of orientation compiles nothing (gles-fragment's response cut).
+    double dcWeightBound = 0;
     GaborSink sink = GaborSink::Magnitude;
     std::vector<GaborOrientationPlan> bank;  ///< in bankOrder's order, not the members'
 };

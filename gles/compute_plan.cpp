@@ -127,7 +127,7 @@ void ComputePlanner::planChain(const Chain& chain) {
                 }
         if (floatsRead) {
             *plan_ = ComputePlan{};
-            keptRe_ = keptIm_ = boxScratch_ = -1;
+            kept_ = Kept{};
             codesAllowed_ = false;
             planStages(chain);
         }
@@ -154,8 +154,8 @@ void ComputePlanner::planStages(const Chain& chain) {
         plan_->readback = buffer(sizeof(float) * (complex ? 2 : 1) * W * H);
         ComputePass& p = dispatch("store.comp", {{"COMPLEX", complex ? "1" : "0"}}, groups(W, kTile), groups(H, kTile),
                                   "read-back buffer");
-        sampler(p, 0, complex ? keptRe_ : v);
-        if (complex) sampler(p, 1, keptIm_);
+        sampler(p, 0, complex ? kept_.re : v);
+        if (complex) sampler(p, 1, kept_.im);
         storage(p, 0, plan_->readback);
     }
 }

@@ -157,8 +157,12 @@ private:
     FrameFormat format_;
     bool redReadback_;
     ComputePlan* plan_;
-    int keptRe_ = -1, keptIm_ = -1;  // a complex output's planes
-    int boxScratch_ = -1;
+    /// The planes and buffers kept across a plan's stages, reset with the plan when the chain
+    /// is planned again.
+    struct Kept {
+        int re = -1, im = -1;  ///< a complex output's planes
+        int boxScratch = -1;
+    } kept_;
     bool codesAllowed_ = true;  // a bank may take the frame as codes (planChain)
 };
 

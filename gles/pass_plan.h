@@ -22,6 +22,9 @@ struct Step {
     /// tile, gles-compute, along every unfinished path: the frame's pixels or tiles).
     long maxRepeats = 1;
     int watched = -1;  ///< gles-fragment: the plane whose read-back ends the repeat, or is flooded
+    /// gles-fragment: the texels of each of `watched`'s rows that hold the classes (its left part
+    /// where they take a wider plane's storage).
+    int watchedWidth = 0;
     /// gles-fragment, a step of no passes: the edge classes of `watched` (RGBA8, a byte a pixel
     /// every this many bytes of its rows) read back, flooded on the cpu (core/hysteresis.h) and
     /// uploaded again; 0: the step's passes run.

@@ -273,11 +273,13 @@ def as_run(rows, text, backend, ran=0, looped=None, scale=1.0):
 # per marked pixel (the interior path of flood() in build-aarch64's hysteresis.cpp.o, counted from
 # objdump: 10 to take a pixel off the queue, 86 for its eight neighbours, unrolled) and per pixel
 # of the frame (memchr's scan for strong seeds, about half an instruction a byte in glibc's
-# 16-byte loop: assumed; on packed planes, gathering the red of each texel and putting it back,
-# 6 more: assumed), at the board's cpu IPC and clock (scripts/cpu_estimate.py's CORES).
+# 16-byte loop: assumed; where the classes are one a texel (a budget too small for four a
+# fragment, FLOOD_GATHERS), gathering the red of each texel and putting it back, 6 more: assumed),
+# at the board's cpu IPC and clock (scripts/cpu_estimate.py's CORES).
 # Where the flood gives the result (FLOOD_RESULT), writing it: a class byte into a float 0 or 1,
 # 1 more a pixel (assumed: vectorised, 16 pixels in about a dozen instructions).
-FLOOD_PER_MARKED, FLOOD_PER_PIXEL, FLOOD_PER_PACKED_PIXEL, FLOOD_RESULT_PER_PIXEL = 96, 0.5, 6, 1
+FLOOD_PER_MARKED, FLOOD_PER_PIXEL, FLOOD_PER_GATHERED_PIXEL, FLOOD_RESULT_PER_PIXEL = 96, 0.5, 6, 1
+FLOOD_GATHERS = "edges.hysteresis (cpu flood) -> RGBA8 classes, no draw"
 # A transfer between host memory and the GPU's buffers (the frame's upload and read-back, and the
 # flood's) runs on the cpu, which reads write-combined GPU memory and (un)tiles it: assumed at a
 # quarter of the board's memory bandwidth (not measured here; the least known constant of the model).
@@ -522,7 +524,7 @@ def main():
                     moved_by_cpu = run["flooded"] + run["flood_uploaded"] + run["uploaded"] + run["read"]
                     transfer = moved_by_cpu / (TRANSFER_SHARE * bandwidth * 1e9)
                     _, _, ghz, ipc, _ = cpu_estimate.CORES[board]
-                    per_pixel = FLOOD_PER_PIXEL + (FLOOD_PER_PACKED_PIXEL if "packed RGBA8 intermediates" in text else 0) \
+                    per_pixel = FLOOD_PER_PIXEL + (FLOOD_PER_GATHERED_PIXEL if FLOOD_GATHERS in text else 0) \
                         + (FLOOD_RESULT_PER_PIXEL if FLOOD_RESULT in text else 0)
                     flood = (w * h * per_pixel + run["marked"] * FLOOD_PER_MARKED) / (ipc * ghz * 1e9) if run["flooded"] else 0
                     cpu_side.append("| %s | %s | `%s` | %dx%d | %.1f MB | %.1f ms | %d | %.1f ms |" % (
@@ -552,9 +554,9 @@ def main():
     print("system memory, and gles-fragment's hysteresis flood's read-back, and upload where the flood does not")
     print("give the result) at %d%% of the board's bandwidth (assumed), and the flood on one core (%d" % (
         TRANSFER_SHARE * 100, FLOOD_PER_MARKED))
-    print("instructions a marked pixel, %.1f a pixel, %d more on packed planes, %d more where it writes the" % (
-        FLOOD_PER_PIXEL, FLOOD_PER_PACKED_PIXEL, FLOOD_RESULT_PER_PIXEL))
-    print("`edges` result; the pixels it marked on llvmpipe):")
+    print("instructions a marked pixel, %.1f a pixel, %d more where the classes are one a texel, %d more where" % (
+        FLOOD_PER_PIXEL, FLOOD_PER_GATHERED_PIXEL, FLOOD_RESULT_PER_PIXEL))
+    print("it writes the `edges` result; the pixels it marked on llvmpipe):")
     print()
     print("| board | backend | chain | size | bytes moved | transfers | pixels the flood marked | flood |")
     print("|---|---|---|---|---|---|---|---|")

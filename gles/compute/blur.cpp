@@ -56,9 +56,9 @@ int ComputePlanner::boxPass(const BoxBlur& plan, int axis, int source) {
         // A padded line pair per workgroup, a workgroup per line: one scratch buffer, as large as
         // the longest padded axis needs, for every box pass of the plan.
         const std::size_t bytes = sizeof(float) * 2 * (std::max(W, H) + 2 * plan.pad) * std::max(W, H);
-        if (boxScratch_ < 0) boxScratch_ = buffer(bytes);
-        plan_->buffers[boxScratch_].bytes = std::max(plan_->buffers[boxScratch_].bytes, bytes);
-        storage(p, 0, boxScratch_);
+        if (kept_.boxScratch < 0) kept_.boxScratch = buffer(bytes);
+        plan_->buffers[kept_.boxScratch].bytes = std::max(plan_->buffers[kept_.boxScratch].bytes, bytes);
+        storage(p, 0, kept_.boxScratch);
     }
     return target;
 }

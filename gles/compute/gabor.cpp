@@ -83,8 +83,8 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     }
     const int out = plane(Format::R32F);
     if (sinkTraits(plan.sink).complex) {
-        keptRe_ = plane(Format::R32F);
-        keptIm_ = plane(Format::R32F);
+        kept_.re = plane(Format::R32F);
+        kept_.im = plane(Format::R32F);
     }
     Defines tailDefines = enumDefines("SINK", kGaborSinks, plan.sink);
     tailDefines.insert(tailDefines.end(), {{"REMOVE_DC", plan.removeDc ? "1" : "0"}, {"TIE", glslFloat(kTieTolerance)}});
@@ -214,8 +214,8 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         bindTail(p, o);
         if (bank) uniformInt(p, "first", k == 0);
         if (sinkTraits(plan.sink).complex) {
-            image(p, 0, keptRe_, Access::Write);
-            image(p, 1, keptIm_, Access::Write);
+            image(p, 0, kept_.re, Access::Write);
+            image(p, 1, kept_.im, Access::Write);
         }
     }
     return out;

@@ -91,21 +91,22 @@ void FragmentBackend::beginDraws() {
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
 }
 
-void FragmentBackend::readClasses(int plane, std::vector<std::uint8_t>* dst) {
-    const Plane& p = plan_.planes[plane];
+void FragmentBackend::readClasses(const DrawStep& step, std::vector<std::uint8_t>* dst) {
+    const Plane& p = plan_.planes[step.watched];
     glBindFramebuffer(GL_FRAMEBUFFER, p.fbo);
-    dst->resize(static_cast<std::size_t>(4) * p.width * p.height);
-    readPixels(info_.pixelStore, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
+    dst->resize(static_cast<std::size_t>(4) * step.watchedWidth * p.height);
+    readPixels(info_.pixelStore, 0, 0, step.watchedWidth, p.height, GL_RGBA, GL_UNSIGNED_BYTE, dst->data());
 }
 
-void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel, bool toResult) {
+void FragmentBackend::floodOnCpu(const DrawStep& step, bool toResult) {
     const int W = format_.width, H = format_.height;
-    const Plane& p = plan_.planes[plane];
-    readClasses(plane, &classesBefore_);  // sized at configure: no allocation
+    const int bytesPerPixel = step.cpuFloodBytesPerPixel;
+    const Plane& p = plan_.planes[step.watched];
+    readClasses(step, &classesBefore_);  // sized at configure: no allocation
     // A byte a pixel to flood: the read-back itself on quads (pixel 4q + j in byte j of texel q),
-    // the red of each texel gathered on packed planes and put back after.
+    // else the red of each texel gathered and put back after.
     std::uint8_t* classes = classesBefore_.data();
-    std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(4) * p.width;
+    std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(4) * step.watchedWidth;
     if (bytesPerPixel > 1) {
         for (std::size_t i = 0; i < classesAfter_.size(); ++i) classesAfter_[i] = classesBefore_[i * bytesPerPixel];
         classes = classesAfter_.data();
@@ -124,7 +125,7 @@ void FragmentBackend::floodOnCpu(int plane, int bytesPerPixel, bool toResult) {
     if (bytesPerPixel > 1)
         for (std::size_t i = 0; i < classesAfter_.size(); ++i) classesBefore_[i * bytesPerPixel] = classesAfter_[i];
     glBindTexture(GL_TEXTURE_2D, p.texture);
-    uploadPixels(info_.pixelStore, GL_TEXTURE_2D, 0, 0, p.width, p.height, GL_RGBA, GL_UNSIGNED_BYTE, classesBefore_.data());
+    uploadPixels(info_.pixelStore, GL_TEXTURE_2D, 0, 0, step.watchedWidth, p.height, GL_RGBA, GL_UNSIGNED_BYTE, classesBefore_.data());
     floodUploaded_ += classesBefore_.size();
 }
 
@@ -135,7 +136,7 @@ void FragmentBackend::runSteps(bool toHost) {
         const DrawStep& step = plan_.steps[k];
         if (step.cpuFloodBytesPerPixel > 0) {
             const bool result = toHost && static_cast<int>(k) == plan_.floodResult;
-            floodOnCpu(step.watched, step.cpuFloodBytesPerPixel, result);
+            floodOnCpu(step, result);
             stepRuns_[k] = 1;
             if (result) break;
             continue;
@@ -149,12 +150,12 @@ void FragmentBackend::runSteps(bool toHost) {
         // path) always reaches the fixed point; the host compares once per batch.
         std::vector<std::uint8_t>& before = classesBefore_;
         std::vector<std::uint8_t>& after = classesAfter_;
-        readClasses(step.watched, &before);
+        readClasses(step, &before);
         for (long pairs = 0; pairs < step.maxRepeats + kHysteresisPairsPerCheck; pairs += kHysteresisPairsPerCheck) {
             for (int i = 0; i < kHysteresisPairsPerCheck; ++i)
                 for (const Draw& d : step.passes) run(d);
             stepRuns_[k] += kHysteresisPairsPerCheck;
-            readClasses(step.watched, &after);
+            readClasses(step, &after);
             if (after == before) break;
             before.swap(after);
         }

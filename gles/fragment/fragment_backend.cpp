@@ -170,16 +170,15 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     if (status_ && plan_.result.format.kind == PlaneKind::QuadRows)
         texels = static_cast<std::size_t>(plan_.planes[plan_.result.plane].width) * plan_.planes[plan_.result.plane].height;
     readbackF_.resize(packed_ || plan_.redResult > 0 || !readsBack ? 0 : 4 * texels);
-    // The cpu flood's host planes: the classes' read-back, on packed planes a byte a pixel
-    // gathered from it, and the flood's queue (new[]: only the entries a flood writes become
-    // resident, as the cpu backend's).
+    // The cpu flood's host planes: the classes' read-back, where a texel holds one class a byte
+    // a pixel gathered from it, and the flood's queue (new[]: only the entries a flood writes
+    // become resident, as the cpu backend's).
     classesBefore_.clear();
     classesAfter_.clear();
     floodQueue_.reset();
     for (const DrawStep& step : plan_.steps)
         if (step.cpuFloodBytesPerPixel > 0) {
-            const Plane& p = plan_.planes[step.watched];
-            classesBefore_.resize(static_cast<std::size_t>(4) * p.width * p.height);
+            classesBefore_.resize(static_cast<std::size_t>(4) * step.watchedWidth * H);
             classesAfter_.resize(step.cpuFloodBytesPerPixel > 1 ? static_cast<std::size_t>(W) * H : 0);
             floodQueue_.reset(new std::int32_t[static_cast<std::size_t>(W + 1) * H]);
         }
@@ -264,8 +263,7 @@ FragmentBackend::FrameCount FragmentBackend::lastFrame() const {
         const auto n = static_cast<std::size_t>(stepRuns_[k]);
         if (plan_.steps[k].repeatUntilStable) c.rounds += stepRuns_[k];
         if (plan_.steps[k].cpuFloodBytesPerPixel > 0) {
-            const Plane& p = plan_.planes[plan_.steps[k].watched];
-            c.flooded += n * 4 * static_cast<std::size_t>(p.width) * p.height;
+            c.flooded += n * 4 * static_cast<std::size_t>(plan_.steps[k].watchedWidth) * format_.height;
         }
         c.draws += n * plan_.steps[k].passes.size();
         for (const Draw& d : plan_.steps[k].passes) {

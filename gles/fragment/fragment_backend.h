@@ -93,12 +93,13 @@ private:
     /// Runs the plan's steps; `toHost`: for a frame in system memory, which ends at the flood
     /// that gives the result (FragmentPlan::floodResult).
     void runSteps(bool toHost);
-    /// The RGBA8 texels of `plane` (edge classes) into *dst, sized to them.
-    void readClasses(int plane, std::vector<std::uint8_t>* dst);
-    /// HysteresisForm::CpuFlood: the edge classes of `plane` read back, flooded on the cpu from
-    /// the strong pixels (core/hysteresis.h) and uploaded again, or (`toResult`,
+    /// The RGBA8 texels of a step's edge classes (DrawStep::watched, watchedWidth) into *dst,
+    /// sized to them.
+    void readClasses(const DrawStep& step, std::vector<std::uint8_t>* dst);
+    /// HysteresisForm::CpuFlood: the step's edge classes read back, flooded on the cpu from the
+    /// strong pixels (core/hysteresis.h) and uploaded again, or (`toResult`,
     /// FragmentPlan::floodResult) written into real_ as the `edges` output.
-    void floodOnCpu(int plane, int bytesPerPixel, bool toResult);
+    void floodOnCpu(const DrawStep& step, bool toResult);
     // texture_io.cpp
     Status textureDraws(const TextureFrame& in, const TextureTarget& out, const Encoding& encoding, bool runChain);
     /// processTexture's import and encode draws, made by `make` (and compiled) the first time

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numbers>
 #include <string>
 
 #include "core/coefficients.h"
@@ -46,20 +45,11 @@ FragmentPlanner::Value FragmentPlanner::stage(const GaborStagePlan& plan, const 
 
 FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value& in) {
     // The DC plane reaches the output times K = K_x K_y (docs/algorithms.md 3.4): its response's
-    // cut follows the largest |K| at this frequency over every orientation (on a degree's grid),
+    // cut follows the largest |K| at this frequency over every orientation (GaborPlan::dcWeightBound),
     // so that a new orientation plans the same programs (a property changed while playing
     // compiles nothing; the recursion's K moves with the orientation).
-    double dcWeight = 0;
-    if (plan.removeDc && !plan.bank.empty()) {
-        const double w = std::hypot(plan.bank[0].wx, plan.bank[0].wy);
-        for (int degree = 0; degree < 180; ++degree) {
-            const double theta = degree * std::numbers::pi / 180;
-            dcWeight = std::max(dcWeight, std::abs(gaborAxisDcGain(plan.dcBlur.sigma, w * std::cos(theta), plan.recursive) *
-                                                   gaborAxisDcGain(plan.dcBlur.sigma, w * std::sin(theta), plan.recursive)));
-        }
-    }
     Value gauss;
-    if (plan.removeDc) gauss = blur(plan.dcBlur, in, dcWeight);
+    if (plan.removeDc) gauss = blur(plan.dcBlur, in, plan.dcWeightBound);
     // One bound for every orientation: the bank's running maximum is re-encoded at each step.
     double bound = 0;
     for (const GaborOrientationPlan& o : plan.bank) {
@@ -223,118 +213,132 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
     // float planes; a Quad plane where quadGradient made them).
     const bool quadStrength = strength.format.kind == PlaneKind::Quad;
     const auto strengthOf = [&](const std::string& fetched) { return strengthBits(fetched, sectorBits); };
-    // Classes 0..3 (none, weak, strong, edge) as bytes c / 255, exact. On float profiles four
-    // pixels' classes share an RGBA8 texel (pixel 4q + j in component j of texel q): a byte a
-    // pixel, as R8 would hold, but in the format llvmpipe samples and renders fastest (R8 and
-    // RG8 hysteresis ran 24% slower than RGBA8 at 640x480), and a quarter of the fragments. On
-    // packed profiles one pixel's class per RGBA8 texel, the shaders VideoCore IV's compiler has
-    // passed (docs/boards.md).
-    const bool quads = !packed_;
+    // Classes 0..3 (none, weak, strong, edge) as bytes c / 255, exact, four pixels' classes to an
+    // RGBA8 texel (pixel 4q + j in component j of texel q): a byte a pixel, as R8 would hold, but
+    // in the format llvmpipe samples and renders fastest (R8 and RG8 hysteresis ran 24% slower
+    // than RGBA8 at 640x480) and GLES 2.0 renders; a quarter of the fragments, and a quarter of
+    // the bytes the cpu flood reads back (on vc4 a third of Canny's frame at 720p, in the
+    // transfers and the flood, moved 4 bytes a pixel). Where suppression four pixels a fragment
+    // is over the board's shader budget, one pixel's class per RGBA8 texel (its red).
+    const auto suppressShader = [&](bool quads) {
+        // Suppression and double threshold: the neighbours along the sector are a dependent read.
+        FragmentWriter n(std::string("edges.suppress") + (quads ? ", four pixels per fragment" : ""), !packed_);
+        FragmentShader shader;
+        n.input(0, strength.format);
+        // x: high, y: low, z: the frame's width, w: class texels a row (uniforms: a threshold change
+        // compiles nothing).
+        n.uniform("u_thresholds");
+        // Ties: within kTieTolerance, as everywhere; packed strengths also within a few codes of
+        // their quantisation, which breaks exact ties apart at random (docs/algorithms.md).
+        const double slack = packed_ ? kPackedTieCodes * strength.format.bound / 65535 : 0.0;
+        // The class cls<k> of a pixel from its strength v<k> and its neighbours' along its sector.
+        const auto classOf = [&](const std::string& k) {
+            n.line("bool isMax" + k + " = v" + k + " > before" + k + " * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v" + k +
+                       " >= after" + k + " * " + f(1 - kTieTolerance) + " - " + f(slack) + ";",
+                   6);
+            n.line("float cls" + k + " = !isMax" + k + " ? 0.0 : v" + k + " >= u_thresholds.x ? 2.0 : v" + k +
+                       " >= u_thresholds.y ? 1.0 : 0.0;",
+                   4);
+        };
+        // The class of the pixel at `p` (a vec2 expression) into float cls<k>.
+        const auto classAt = [&](const std::string& p, const std::string& k) {
+            n.line("vec2 c" + k + " = " + n.fetchAt(0, p) + ";", 0);
+            if (sectorBits) n.line("float sector" + k + " = float(floatBitsToUint(c" + k + ".x) & 3u);", 2);
+            else n.line("float sector" + k + " = floor(c" + k + ".y * " + f(3 / strength.format.bound) + " + 0.5);", 2);
+            const std::string s = "sector" + k;
+            n.line("vec2 dir" + k + " = " + s + " < 0.5 ? vec2(1.0, 0.0) : " + s + " < 1.5 ? vec2(1.0, 1.0) : " + s +
+                       " < 2.5 ? vec2(0.0, 1.0) : vec2(-1.0, 1.0);",
+                   6);
+            const std::string before = n.fetchAt(0, "(" + p + " - dir" + k + ")"), after = n.fetchAt(0, "(" + p + " + dir" + k + ")");
+            n.line("float v" + k + " = " + strengthOf("c" + k) + ", before" + k + " = " + strengthOf(before) + ", after" + k +
+                       " = " + strengthOf(after) + ";",
+                   sectorBits ? 6 : 0);
+            classOf(k);
+        };
+        if (quadStrength) {
+            // Strengths four a texel: the 3x3 texels around, each row as the six pixels 4q - 1 ..
+            // 4q + 4 (the frame's first column replicated on the left; on the right the last
+            // texel's pixels past the frame already hold its last column's), the neighbours along
+            // the sector chosen among them: no dependent reads.
+            n.line("float x0 = 4.0 * floor(pos.x);", 2);
+            const char* rows[3] = {"U", "M", "D"};
+            for (int r = 0; r < 3; ++r) {
+                const std::string R = rows[r], dy = f(r - 1);
+                n.line("vec4 t" + R + " = " + n.fetchRaw(0, "vec2(0.0, " + dy + ")") + ";", 0);
+                n.line("vec4 " + R + " = uintBitsToFloat(floatBitsToUint(t" + R + ") & uvec4(" + kStrengthBits + "));", 4);
+                // Fetched at the top level, then selected (a fetch inside a branch is a branch).
+                n.line("float " + R + "l = " + n.fetchRaw(0, "vec2(-1.0, " + dy + ")") + ".w, " + R + "r = " +
+                           n.fetchRaw(0, "vec2(1.0, " + dy + ")") + ".x;",
+                       0);
+                n.line(R + "l = x0 > 0.5 ? uintBitsToFloat(floatBitsToUint(" + R + "l) & " + kStrengthBits + ") : " + R + ".x;", 3);
+                n.line(R + "r = x0 + 4.0 < u_thresholds.z ? uintBitsToFloat(floatBitsToUint(" + R + "r) & " + kStrengthBits + ") : " + R +
+                           ".w;",
+                       4);
+            }
+            // Pixel k - 1 of row R's six (k = 0: 4q - 1).
+            const auto six = [](const char* R, int k) {
+                return k == 0 ? std::string(R) + "l" : k == 5 ? std::string(R) + "r" : std::string(R) + "." + "xyzw"[k - 1];
+            };
+            for (int j = 0; j < 4; ++j) {
+                const std::string k = std::to_string(j), s = "sector" + k;
+                n.line("uint " + s + " = floatBitsToUint(tM." + "xyzw"[j] + ") & 3u;", 1);
+                n.line("float v" + k + " = " + six("M", j + 1) + ";", 0);
+                n.line("float before" + k + " = " + s + " == 0u ? " + six("M", j) + " : " + s + " == 1u ? " + six("U", j) + " : " + s +
+                           " == 2u ? " + six("U", j + 1) + " : " + six("U", j + 2) + ";",
+                       6);
+                n.line("float after" + k + " = " + s + " == 0u ? " + six("M", j + 2) + " : " + s + " == 1u ? " + six("D", j + 2) + " : " +
+                           s + " == 2u ? " + six("D", j + 1) + " : " + six("D", j) + ";",
+                       3);
+                classOf(k);
+            }
+            n.line("vec4 cls = vec4(cls0, cls1, cls2, cls3) * step(vec4(x0 + 0.5) + vec4(0.0, 1.0, 2.0, 3.0), vec4(u_thresholds.z));", 3);
+            shader = n.finishRaw("cls / 255.0");
+        } else if (quads) {
+            n.line("float x0 = 4.0 * floor(pos.x) + 0.5;", 2);
+            for (int j = 0; j < 4; ++j) classAt("vec2(x0 + " + f(j) + ", pos.y)", std::to_string(j));
+            // Pixels past the frame's last column are none, so they never grow an edge.
+            n.line("vec4 cls = vec4(cls0, cls1, cls2, cls3) * step(vec4(x0) + vec4(0.0, 1.0, 2.0, 3.0), vec4(u_thresholds.z));", 3);
+            shader = n.finishRaw("cls / 255.0");
+        } else {
+            classAt("pos", "");
+            shader = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
+        }
+        shader.cost.dependentDepth = quadStrength ? 1 : 2;
+        return shader;
+    };
+    FragmentShader suppress = suppressShader(true);
+    const bool quads = quadStrength || fits(suppress.cost, limits_.budget);
+    if (!quads) suppress = suppressShader(false);
     const int classWidth = quads ? (format_.width + 3) / 4 : format_.width;
     const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
     const std::string classPlanes = quads ? "RGBA8 classes, four pixels a texel" : "RGBA8 classes";
     const std::string perFragment = quads ? ", four pixels per fragment" : "";
-    // Suppression and double threshold: the neighbours along the sector are a dependent read.
-    FragmentWriter n("edges.suppress" + perFragment, !packed_);
-    n.input(0, strength.format);
-    // x: high, y: low, z: the frame's width, w: class texels a row (uniforms: a threshold change
-    // compiles nothing).
-    n.uniform("u_thresholds");
-    // Ties: within kTieTolerance, as everywhere; packed strengths also within a few codes of
-    // their quantisation, which breaks exact ties apart at random (docs/algorithms.md).
-    const double slack = packed_ ? kPackedTieCodes * strength.format.bound / 65535 : 0.0;
-    // The class cls<k> of a pixel from its strength v<k> and its neighbours' along its sector.
-    const auto classOf = [&](const std::string& k) {
-        n.line("bool isMax" + k + " = v" + k + " > before" + k + " * " + f(1 + kTieTolerance) + " + " + f(slack) + " && v" + k +
-                   " >= after" + k + " * " + f(1 - kTieTolerance) + " - " + f(slack) + ";",
-               6);
-        n.line("float cls" + k + " = !isMax" + k + " ? 0.0 : v" + k + " >= u_thresholds.x ? 2.0 : v" + k +
-                   " >= u_thresholds.y ? 1.0 : 0.0;",
-               4);
-    };
-    // The class of the pixel at `p` (a vec2 expression) into float cls<k>.
-    const auto classAt = [&](const std::string& p, const std::string& k) {
-        n.line("vec2 c" + k + " = " + n.fetchAt(0, p) + ";", 0);
-        if (sectorBits) n.line("float sector" + k + " = float(floatBitsToUint(c" + k + ".x) & 3u);", 2);
-        else n.line("float sector" + k + " = floor(c" + k + ".y * " + f(3 / strength.format.bound) + " + 0.5);", 2);
-        const std::string s = "sector" + k;
-        n.line("vec2 dir" + k + " = " + s + " < 0.5 ? vec2(1.0, 0.0) : " + s + " < 1.5 ? vec2(1.0, 1.0) : " + s +
-                   " < 2.5 ? vec2(0.0, 1.0) : vec2(-1.0, 1.0);",
-               6);
-        const std::string before = n.fetchAt(0, "(" + p + " - dir" + k + ")"), after = n.fetchAt(0, "(" + p + " + dir" + k + ")");
-        n.line("float v" + k + " = " + strengthOf("c" + k) + ", before" + k + " = " + strengthOf(before) + ", after" + k +
-                   " = " + strengthOf(after) + ";",
-               sectorBits ? 6 : 0);
-        classOf(k);
-    };
-    FragmentShader suppress;
-    if (quadStrength) {
-        // Strengths four a texel: the 3x3 texels around, each row as the six pixels 4q - 1 ..
-        // 4q + 4 (the frame's first column replicated on the left; on the right the last
-        // texel's pixels past the frame already hold its last column's), the neighbours along
-        // the sector chosen among them: no dependent reads.
-        n.line("float x0 = 4.0 * floor(pos.x);", 2);
-        const char* rows[3] = {"U", "M", "D"};
-        for (int r = 0; r < 3; ++r) {
-            const std::string R = rows[r], dy = f(r - 1);
-            n.line("vec4 t" + R + " = " + n.fetchRaw(0, "vec2(0.0, " + dy + ")") + ";", 0);
-            n.line("vec4 " + R + " = uintBitsToFloat(floatBitsToUint(t" + R + ") & uvec4(" + kStrengthBits + "));", 4);
-            // Fetched at the top level, then selected (a fetch inside a branch is a branch).
-            n.line("float " + R + "l = " + n.fetchRaw(0, "vec2(-1.0, " + dy + ")") + ".w, " + R + "r = " +
-                       n.fetchRaw(0, "vec2(1.0, " + dy + ")") + ".x;",
-                   0);
-            n.line(R + "l = x0 > 0.5 ? uintBitsToFloat(floatBitsToUint(" + R + "l) & " + kStrengthBits + ") : " + R + ".x;", 3);
-            n.line(R + "r = x0 + 4.0 < u_thresholds.z ? uintBitsToFloat(floatBitsToUint(" + R + "r) & " + kStrengthBits + ") : " + R +
-                       ".w;",
-                   4);
-        }
-        // Pixel k - 1 of row R's six (k = 0: 4q - 1).
-        const auto six = [](const char* R, int k) {
-            return k == 0 ? std::string(R) + "l" : k == 5 ? std::string(R) + "r" : std::string(R) + "." + "xyzw"[k - 1];
-        };
-        for (int j = 0; j < 4; ++j) {
-            const std::string k = std::to_string(j), s = "sector" + k;
-            n.line("uint " + s + " = floatBitsToUint(tM." + "xyzw"[j] + ") & 3u;", 1);
-            n.line("float v" + k + " = " + six("M", j + 1) + ";", 0);
-            n.line("float before" + k + " = " + s + " == 0u ? " + six("M", j) + " : " + s + " == 1u ? " + six("U", j) + " : " + s +
-                       " == 2u ? " + six("U", j + 1) + " : " + six("U", j + 2) + ";",
-                   6);
-            n.line("float after" + k + " = " + s + " == 0u ? " + six("M", j + 2) + " : " + s + " == 1u ? " + six("D", j + 2) + " : " +
-                       s + " == 2u ? " + six("D", j + 1) + " : " + six("D", j) + ";",
-                   3);
-            classOf(k);
-        }
-        n.line("vec4 cls = vec4(cls0, cls1, cls2, cls3) * step(vec4(x0 + 0.5) + vec4(0.0, 1.0, 2.0, 3.0), vec4(u_thresholds.z));", 3);
-        suppress = n.finishRaw("cls / 255.0");
-    } else if (quads) {
-        n.line("float x0 = 4.0 * floor(pos.x) + 0.5;", 2);
-        for (int j = 0; j < 4; ++j) classAt("vec2(x0 + " + f(j) + ", pos.y)", std::to_string(j));
-        // Pixels past the frame's last column are none, so they never grow an edge.
-        n.line("vec4 cls = vec4(cls0, cls1, cls2, cls3) * step(vec4(x0) + vec4(0.0, 1.0, 2.0, 3.0), vec4(u_thresholds.z));", 3);
-        suppress = n.finishRaw("cls / 255.0");
-    } else {
-        classAt("pos", "");
-        suppress = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
-    }
-    suppress.cost.dependentDepth = quadStrength ? 1 : 2;
     const Uniforms thresholds{{"u_thresholds", {static_cast<float>(spec.highThreshold), static_cast<float>(spec.lowThreshold),
                                                 static_cast<float>(format_.width), static_cast<float>(classWidth)}}};
-    Value classes = into(suppress, {strength}, Value{newPlane(Plane::Storage::Rgba8, classWidth, format_.height), classFormat}, thresholds);
+    // On packed profiles the classes take a frame-sized RGBA8 plane, the kind the values take, and
+    // fill its left part: it shares the storage of a value plane no longer read (Canny: the
+    // blur's), so a frame holds no more than with one class a texel (rpi3's 1080p Canny: 17.8
+    // MiB, 19.8 in a plane of their own size).
+    const int classPlaneWidth = packed_ ? format_.width : classWidth;
+    Value classes = into(suppress, {strength}, Value{newPlane(Plane::Storage::Rgba8, classPlaneWidth, format_.height), classFormat}, thresholds);
+    intoClassTexels(steps_.back().passes.back(), classWidth);
+    steps_.back().passes.back().readsInputsWhole = true;
     passes_.back().format = classPlanes;
     // Hysteresis: a weak pixel 8-connected to a strong one becomes an edge (3). CpuFlood: the
     // classes read back, flooded on the cpu and uploaded; a byte a pixel in the read-back on quads,
-    // the red of each texel on packed planes.
+    // else the red of each texel.
     int floodStep = -1;
     if (options_.hysteresis == HysteresisForm::CpuFlood) {
         floodStep = static_cast<int>(steps_.size());
         DrawStep flood;
         flood.watched = classes.plane;
+        flood.watchedWidth = classWidth;
         flood.cpuFloodBytesPerPixel = quads ? 1 : 4;
         steps_.push_back(flood);
         passes_.push_back({kFloodPass, classPlanes,
                            "no draw: the classes read back, flooded on the cpu from the strong pixels, uploaded"});
     } else {
-        hysteresisDraws(classes, thresholds, quads, classPlanes, perFragment);
+        hysteresisDraws(classes, classWidth, thresholds, quads, classPlanes, perFragment);
     }
     // The stage's output. Edges (0 or 1) are the flood's classes as they stand: a frame in system
     // memory can take them from the flood, where this output is the chain's result (planChain
@@ -349,8 +353,10 @@ FragmentPlanner::Value FragmentPlanner::edgesOutput(const EdgeSpec& spec, const 
     FragmentWriter o("edges.output", !packed_);
     o.input(0, classes.format);
     if (quads) {
-        o.line("vec4 t = " + o.fetchRawAt(0, "vec2(floor(pos.x * 0.25) + 0.5, pos.y)") + ";", 2);
-        o.line("float c = floor(dot(t, vec4(equal(vec4(mod(floor(pos.x), 4.0)), vec4(0.0, 1.0, 2.0, 3.0)))) * 255.0 + 0.5);", 8);
+        // Pixel x is lane j = x - 4q of texel q (pos.x = x + 0.5).
+        o.line("float q = floor(pos.x * 0.25), j = pos.x - 4.0 * q;", 3);
+        o.line("vec4 t = " + o.fetchRawAt(0, "vec2(q + 0.5, pos.y)") + ";", 0);
+        o.line("float c = floor((j < 2.0 ? (j < 1.0 ? t.x : t.y) : (j < 3.0 ? t.z : t.w)) * 255.0 + 0.5);", 8);
     } else {
         o.line("float c = floor(" + o.fetchRaw(0, "") + ".r * 255.0 + 0.5);", 2);
     }
@@ -385,7 +391,14 @@ FragmentPlanner::Value FragmentPlanner::edgesOutput(const EdgeSpec& spec, const 
     return full(o.finish(value, format), inputs, format, uniforms);
 }
 
-void FragmentPlanner::hysteresisDraws(const Value& classes, const Uniforms& thresholds, bool quads,
+void FragmentPlanner::intoClassTexels(Draw& d, int classWidth) const {
+    if (classWidth < planes_[d.target].width) {
+        d.w = classWidth;
+        d.h = format_.height;
+    }
+}
+
+void FragmentPlanner::hysteresisDraws(const Value& classes, int classWidth, const Uniforms& thresholds, bool quads,
                                       const std::string& classPlanes, const std::string& perFragment) {
     // The two draws repeat until the classes stop changing (checked on the host once per batch).
     const PlaneFormat& classFormat = classes.format;
@@ -440,9 +453,11 @@ void FragmentPlanner::hysteresisDraws(const Value& classes, const Uniforms& thre
         if (quads) mw.line("if (!any(equal(floor(" + mw.fetchRaw(0, "") + " * 255.0 + 0.5), vec4(1.0)))) discard;", 6);
         else mw.line("if (abs(" + mw.fetchRaw(0, "") + ".r * 255.0 - 1.0) > 0.5) discard;", 3);
         const FragmentShader mark = mw.finishRaw("vec4(0.0)");
-        Draw m = makeDraw(mark, {classes}, pong);
-        m.stencil = Stencil::Mark;
-        steps_.push_back(DrawStep{{makeDraw(copy, {classes}, pong), m}, false, -1});
+        Draw c = makeDraw(copy, {classes}, pong), m = makeDraw(mark, {classes}, pong);
+        m.stencil = Stencil::Mark;  // its clear, scissored as the draw, clears the class texels' stencil
+        intoClassTexels(c, classWidth);
+        intoClassTexels(m, classWidth);
+        steps_.push_back(DrawStep{{c, m}, false, -1});
         passes_.push_back({copy.name, classPlanes, "1 draw; " + describe(copy.cost)});
         passes_.push_back({mark.name, quads ? "stencil, four pixels a texel" : "stencil", "1 draw; " + describe(mark.cost)});
     }
@@ -450,9 +465,11 @@ void FragmentPlanner::hysteresisDraws(const Value& classes, const Uniforms& thre
     loop.repeatUntilStable = true;
     loop.maxRepeats = static_cast<long>(format_.width) * format_.height;  // pairs of draws
     loop.watched = classes.plane;
+    loop.watchedWidth = classWidth;
     for (int i = 0; i < 2; ++i) {
         loop.passes.push_back(
             makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes, quads ? thresholds : Uniforms{}));
+        intoClassTexels(loop.passes.back(), classWidth);
         if (stencil) loop.passes.back().stencil = Stencil::Test;
     }
     steps_.push_back(loop);

@@ -72,7 +72,7 @@ std::size_t FragmentPlan::drawBytes(const Draw& d) const {
     for (int i : d.inputs)
         if (i >= 0) {
             const Plane& in = planes[static_cast<std::size_t>(i)];
-            moved += static_cast<double>(in.width) * in.height * drawnTexelBytes(in) * area / whole;
+            moved += static_cast<double>(in.width) * in.height * drawnTexelBytes(in) * (d.readsInputsWhole ? 1.0 : area / whole);
         }
     return static_cast<std::size_t>(moved);
 }

@@ -68,6 +68,9 @@ struct Draw {
     std::vector<int> inputs;
     int target = -1;
     int x = 0, y = 0, w = 0, h = 0;  ///< scissor (strips); w == 0: the whole target
+    /// Reads its inputs whole though its scissor covers part of the target (edge classes drawn
+    /// into the left part of a wider plane), where a strip reads the part it writes.
+    bool readsInputsWhole = false;
     std::vector<UniformValue> uniforms;
     Stencil stencil = Stencil::None;
     unsigned program = 0;  ///< set when the backend compiles it
@@ -265,8 +268,10 @@ private:
                       bool quads);
     /// HysteresisForm::Draws on the edge classes (on quads: four pixels a texel): pairs of draws
     /// repeated until stable, on the weak pixels alone where the stencil completes the planes.
-    void hysteresisDraws(const Value& classes, const Uniforms& thresholds, bool quads, const std::string& classPlanes,
-                         const std::string& perFragment);
+    void hysteresisDraws(const Value& classes, int classWidth, const Uniforms& thresholds, bool quads,
+                         const std::string& classPlanes, const std::string& perFragment);
+    /// Scissors `d` to the classes' texels (`classWidth` of each row) where its target is wider.
+    void intoClassTexels(Draw& d, int classWidth) const;
 
     GpuLimits limits_;
     FragmentOptions options_;

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
+#include "core/plan.h"
 #include "core/spec.h"
 
 namespace striate {
@@ -54,6 +56,27 @@ TEST(Coefficients, GaborDcLeakageMatchesAlgorithms34) {
     EXPECT_NEAR(r.dcGain(), 0.0123, 0.00005);
     EXPECT_NEAR(std::exp(-25 * 0.49 / 2), 0.0022, 0.00005);
     EXPECT_NEAR(gaborAxisDcGain(5, 0.7, true), r.dcGain(), 1e-15);
+}
+
+TEST(Coefficients, TheDcWeightBoundIsTheLargestKOverEveryOrientation) {
+    // GaborPlan::dcWeightBound searches the degrees 0..45, as |K| is even in each axis's
+    // frequency and the same with the axes swapped: every degree of the half turn stays within it.
+    for (const bool recursive : {true, false})
+        for (const double w : {0.3, 0.7, 1.4}) {
+            EXPECT_NEAR(gaborAxisDcGain(4, w, recursive), gaborAxisDcGain(4, -w, recursive), 1e-15) << w;
+            GaborSpec spec;
+            spec.sigma = 4;
+            spec.wavelength = 2 * std::numbers::pi / w;
+            spec.method = recursive ? GaborMethod::Recursive : GaborMethod::Direct;
+            const double bound = planGabor(spec).dcWeightBound;
+            double largest = 0;
+            for (int degree = 0; degree < 180; ++degree) {
+                const AxisFrequencies a = axisFrequencies(spec.wavelength, degree);
+                largest = std::max(largest, std::abs(gaborAxisDcGain(4, a.wx, recursive) * gaborAxisDcGain(4, a.wy, recursive)));
+            }
+            EXPECT_GT(bound, 0) << w;
+            EXPECT_NEAR(bound, largest, 1e-15 + 1e-12 * largest) << w << (recursive ? " recursive" : " direct");
+        }
 }
 
 TEST(Coefficients, AxisFrequencies) {

@@ -332,14 +332,15 @@ TEST(Hysteresis, OverTheManyRoundsOfAQvgaFrameTheStencilGivesTheFullFrameResult)
 
 TEST(Hysteresis, TheCpuFloodGivesTheDrawsResult) {
     // The class map read back once, flooded on the cpu and uploaded, against the draws repeated
-    // until stable: the same edge maps, to the bit, on float (quads: a byte a pixel read back)
-    // and packed planes (the red of each texel), in every output, with no draw of its own. Where
+    // until stable: the same edge maps, to the bit, on float and packed planes with four classes
+    // to a texel (a byte a pixel read back) and on `tight`, whose budget keeps one class a texel
+    // (the red of each), in every output, with no draw of its own. Where
     // the `edges` output ends the chain, a frame in system memory takes it from the flood: no
     // upload, no output draw, nothing read back but the classes.
     gles::FragmentOptions fragment[2];
     fragment[0].hysteresis = gles::HysteresisForm::Draws;
     fragment[1].hysteresis = gles::HysteresisForm::CpuFlood;
-    for (const char* board : {"host", "rpi3"})
+    for (const char* board : {"host", "rpi3", "tight"})
         for (const char* text : {"edges", "edges method=gabor", "edges sigma=2.5 output=overlay", "edges method=gabor output=strength",
                                  "edges ! blur sigma=1"})
             for (const test::Size size : {test::Size{1, 1}, test::Size{5, 3}, test::Size{33, 7}, test::Size{131, 67}}) {
