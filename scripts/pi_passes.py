@@ -421,6 +421,8 @@ def passes(text, w, h):
             items = w * h
             if "four pixels a texel" in fmt:  # edge classes on quads
                 items = math.ceil(w / 4) * h
+            elif "two pixels a texel" in fmt:  # pixel pairs to texel W / 2 (packed Canny)
+                items = (w // 2 + 1) * h
             elif "rows in 4 layers" in fmt:
                 items = math.ceil(w / 4) * math.ceil(h / 4)
             elif "quad" in fmt:

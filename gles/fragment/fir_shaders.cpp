@@ -56,6 +56,33 @@ FragmentShader directShader(bool es3, double sigma, int R, int axis, const Plane
     return w.finish("vec2(sum / weight, 0.0)", out);
 }
 
+FragmentShader pairShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out) {
+    FragmentWriter w(std::string("blur.direct ") + axisName(axis) + " sigma=" + f(sigma) + " R=" + std::to_string(R) +
+                         ", two pixels per fragment",
+                     es3);
+    w.input(0, in);
+    const std::vector<double> g = gaussianTaps(sigma);  // normalised: the taps sum to 1
+    const auto tap = [&](int k) { return std::abs(k) <= R ? g[std::abs(k)] : 0.0; };
+    const bool codes = takesCodes(in) || in.kind == PlaneKind::Pair;
+    w.line("vec2 sum = vec2(0.0);", 0);
+    if (axis == 0) {
+        // Pixel x0 + m, m = -R..R + 1, weighs into the first pixel with tap m, the second with
+        // tap m - 1: each fetched once, added to both sums as it comes. Past the frame's last
+        // column (u_frame.x) both are that column's value.
+        w.uniform("u_frame");
+        w.line("float x0 = min(2.0 * floor(pos.x), u_frame.x) + 0.5;", 3);
+        for (int m = -R; m <= R + 1; ++m) {
+            const std::string at = "vec2(x0 + " + f(m) + ", pos.y)";
+            const std::string value = (codes ? w.fetchCodesAt(0, at) : w.fetchAt(0, at)) + ".x";
+            w.line("sum += vec2(" + f(tap(m)) + ", " + f(tap(m - 1)) + ") * " + value + ";", 2);
+        }
+        w.line("sum.y = x0 > u_frame.x ? sum.x : sum.y;", 2);
+    } else {
+        for (int k = -R; k <= R; ++k) w.line("sum += " + f(tap(k)) + " * " + w.fetchCodes(0, along(1, k)) + ";", 2);
+    }
+    return w.finish(codes ? "sum * u_code0.x - u_code0.y" : "sum", out);
+}
+
 /// Taps first..last of one extended box (docs/algorithms.md 2.2) as a weighted sum, added to an
 /// accumulator (slot 1) unless `first` is 0; `shift` maps output to input pixels (padding).
 FragmentShader boxTapsShader(bool es3, const ExtendedBox& box, int first, int last, int axis, int shift,

@@ -40,6 +40,14 @@ struct Pyramid {
 FragmentShader directShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out,
                             int shift, bool tiled = false);
 
+/// The direct Gaussian of one axis, two pixels a fragment into a Pair plane (`out`: texel i holds
+/// pixels 2i and 2i + 1 of a row), its normalised taps constants of the source. Axis 0 reads a
+/// plane per pixel (L8 or packed, clamped to its edge): 2R + 2 fetches for the two, pixels past
+/// the frame's last column (u_frame.x) that column's value. Axis 1
+/// reads a Pair plane's texels: 2R + 1 fetches, each both pixels' codes, the codes' map applied
+/// once to the sums.
+FragmentShader pairShader(bool es3, double sigma, int R, int axis, const PlaneFormat& in, const PlaneFormat& out);
+
 /// Taps first..last of one extended box (docs/algorithms.md 2.2) as a weighted sum, added to an
 /// accumulator (slot 1) unless `first` is 0; `shift` maps output to input pixels (padding).
 FragmentShader boxTapsShader(bool es3, const ExtendedBox& box, int first, int last, int axis, int shift,

@@ -28,9 +28,10 @@ inline std::string describe(const PlaneFormat& p) {
                     : p.kind == PlaneKind::Quad8 ? "RGBA8 quad of 8-bit codes"
                     : p.kind == PlaneKind::QuadRows ? "RGBA32F quad, rows in 4 layers"
                     : p.kind == PlaneKind::Luma8 ? "L8"
+                    : p.kind == PlaneKind::Pair  ? "RGBA8 packed, two pixels a texel,"
                                                  : "RGBA8 packed";
     s += p.complex ? " complex" : " real";
-    if (p.kind == PlaneKind::Packed) s += ", |v| <= " + f(p.bound);
+    if (holdsCodes(p.kind)) s += ", |v| <= " + f(p.bound);
     return s;
 }
 

@@ -62,6 +62,35 @@ FragmentPlanner::Value FragmentPlanner::directGaussian(double sigma, int axis, c
     return v;
 }
 
+FragmentPlanner::Value FragmentPlanner::pairGaussian(double sigma, const Value& in) {
+    if (!packed_ || in.format.kind == PlaneKind::Pair) return {};
+    const int R = gaussianRadius(sigma);
+    // Positive taps: L1 norm 1, and a non-negative input stays non-negative.
+    PlaneFormat out = planeFormat(false, in.format.bound, in.format.nonNegative);
+    out.kind = PlaneKind::Pair;
+    const FragmentShader x = pairShader(false, sigma, R, 0, in.format, out), y = pairShader(false, sigma, R, 1, out, out);
+    if (!fits(x.cost, limits_.budget) || !fits(y.cost, limits_.budget)) return {};
+    // Texels 0 .. W / 2 of each row: pixel W, past the frame, holds its last column's value (the
+    // horizontal pass's), so a reader finds the right border's replicate there. Frame-sized
+    // planes (the kind the packed values take, so that they share storage), each pass drawn into
+    // their left part (intoLeftPart); the horizontal pass reads its input whole.
+    const int pairs = format_.width / 2 + 1;
+    const Uniforms frame{{"u_frame", {static_cast<float>(format_.width - 1), 0.0f, 0.0f, 0.0f}}};
+    const Value h = full(x, {in}, out, frame);
+    intoLeftPart(steps_.back().passes.back(), pairs);
+    steps_.back().passes.back().readsInputsWhole = true;
+    const Value v = full(y, {h}, out);
+    intoLeftPart(steps_.back().passes.back(), pairs);
+    return v;
+}
+
+void FragmentPlanner::intoLeftPart(Draw& d, int width) const {
+    if (width < planes_[d.target].width) {
+        d.w = width;
+        d.h = format_.height;
+    }
+}
+
 FragmentPlanner::Value FragmentPlanner::pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift,
                                                    int outShift, int outWidth, int outHeight) {
     const Pyramid p = pyramidOf(length);

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <variant>
 
 #include "core/coefficients.h"
 #include "core/response.h"
@@ -142,6 +143,11 @@ FragmentPlanner::Value FragmentPlanner::cannyClasses(const EdgeSpec& spec, const
     // the sector in the strength's two lowest mantissa bits (a relative change below 4e-7, cleared
     // wherever it is read): half the memory of RG32F.
     const bool sectorBits = !packed_;
+    // On packed planes the blur and the gradient two pixels a fragment into Pair planes where they
+    // fit and the output takes no strengths (pairGaussian, pairGradient).
+    if (packed_ && spec.output != EdgeOutput::Strength && std::holds_alternative<DirectBlur>(plan.smoothing.method))
+        if (const Value pairs = pairGaussian(plan.smoothing.sigma, in); pairs.plane >= 0)
+            return edgeClasses(spec, true, in, pairGradient(pairs));
     const Value smooth = blur(plan.smoothing, in);
     if (sectorBits && smooth.format.kind == PlaneKind::QuadRows) return edgeClasses(spec, true, in, quadGradient(smooth));
     Value strength;
@@ -168,6 +174,44 @@ FragmentPlanner::Value FragmentPlanner::cannyClasses(const EdgeSpec& spec, const
         strength = full(w.finish("vec2(m, sector * " + f(format.bound / 3) + ")", format), {smooth}, format);
     }
     return edgeClasses(spec, sectorBits, in, strength);
+}
+
+FragmentPlanner::Value FragmentPlanner::pairGradient(const Value& smooth) {
+    // Two pixels' gradients a fragment from the blur's Pair plane, into a Pair plane of
+    // strengths with the sector in the codes' two lowest bits (code 4c + sector, the strength c
+    // times 4 u_code: 14 bits): texels i - 1 .. i + 1 of the row and i above and below, 5
+    // fetches where two pixels took 8. The first column's left neighbour is the column itself
+    // (texel -1 clamps to texel 0: pixels 0 and 1); pixels past the frame, to texel 2 ceil(W / 4)
+    // (what suppression four pixels a fragment reads), hold the last column's strength and
+    // sector (the fragment computes at the texel of pixel W - 1: u_frame.x).
+    FragmentWriter w("edges.gradient, two pixels per fragment", false);
+    w.input(0, smooth.format);
+    w.uniform("u_frame");  // x: the frame's last column, y: 65535 / (4 bound): a strength's code
+    w.line("float i = min(floor(pos.x), floor(u_frame.x * 0.5)), last = u_frame.x - 2.0 * i;", 5);
+    w.line("vec2 l = " + w.fetchCodesAt(0, "vec2(i - 0.5, pos.y)") + ", c = " + w.fetchCodesAt(0, "vec2(i + 0.5, pos.y)") + ", r = " +
+               w.fetchCodesAt(0, "vec2(i + 1.5, pos.y)") + ";",
+           0);
+    w.line("vec2 u = " + w.fetchCodesAt(0, "vec2(i + 0.5, pos.y - 1.0)") + ", d = " + w.fetchCodesAt(0, "vec2(i + 0.5, pos.y + 1.0)") + ";", 0);
+    w.line("l.y = i < 0.5 ? c.x : l.y;", 1);
+    // The codes' differences take the map's scale alone.
+    w.line("vec2 gx = (vec2(c.y, r.x) - vec2(l.y, c.x)) * (0.5 * u_code0.x), gy = (d - u) * (0.5 * u_code0.x);", 6);
+    w.line("vec2 ax = abs(gx), ay = abs(gy);", 2);
+    w.line("vec2 sector = mix(mix(mix(vec2(3.0), vec2(1.0), vec2(equal(greaterThan(gx, vec2(0.0)), greaterThan(gy, vec2(0.0))))), "
+           "vec2(2.0), vec2(greaterThan(ay, " +
+               f(kTan67_5) + " * ax))), vec2(0.0), vec2(lessThanEqual(ay, " + f(kTan22_5) + " * ax)));",
+           10);
+    w.line("vec2 code = vec2(ivec2(clamp(sqrt(gx * gx + gy * gy) * u_frame.y, 0.0, 16383.0) + 0.5)) * 4.0 + sector;", 10);
+    // Past the frame: pixel W - 1's (the second of its texel where `last` is 1).
+    w.line("float edge = last < 0.5 ? code.x : code.y;", 2);
+    w.line("code = floor(pos.x) > i ? vec2(edge) : vec2(code.x, last < 0.5 ? code.x : code.y);", 4);
+    w.line("vec2 hi = vec2(ivec2(code * 0.00390625));", 2);
+    FragmentShader gradient = w.finishRaw("vec4(hi.x, code.x - 256.0 * hi.x, hi.y, code.y - 256.0 * hi.y) / 255.0");
+    const PlaneFormat format{PlaneKind::Pair, false, smooth.format.bound / std::sqrt(2.0), true};
+    const int pairs = 2 * ((format_.width + 3) / 4) + 1;
+    const Uniforms frame{{"u_frame", {static_cast<float>(format_.width - 1), static_cast<float>(65535 / (4 * format.bound)), 0.0f, 0.0f}}};
+    const Value strength = full(gradient, {smooth}, format, frame, std::max(format_.width, pairs));
+    intoLeftPart(steps_.back().passes.back(), pairs);
+    return strength;
 }
 
 FragmentPlanner::Value FragmentPlanner::quadGradient(const Value& smooth) {
@@ -211,7 +255,7 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
                                                     const Value& strength) {
     // sectorBits: the strengths carry the sector in their two lowest mantissa bits (Canny's on
     // float planes; a Quad plane where quadGradient made them).
-    const bool quadStrength = strength.format.kind == PlaneKind::Quad;
+    const bool quadStrength = strength.format.kind == PlaneKind::Quad, pairStrength = strength.format.kind == PlaneKind::Pair;
     const auto strengthOf = [&](const std::string& fetched) { return strengthBits(fetched, sectorBits); };
     // Classes 0..3 (none, weak, strong, edge) as bytes c / 255, exact, four pixels' classes to an
     // RGBA8 texel (pixel 4q + j in component j of texel q): a byte a pixel, as R8 would hold, but
@@ -255,39 +299,56 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
                    sectorBits ? 6 : 0);
             classOf(k);
         };
-        if (quadStrength) {
-            // Strengths four a texel: the 3x3 texels around, each row as the six pixels 4q - 1 ..
-            // 4q + 4 (the frame's first column replicated on the left; on the right the last
-            // texel's pixels past the frame already hold its last column's), the neighbours along
-            // the sector chosen among them: no dependent reads.
+        if (quadStrength || pairStrength) {
+            // Each row U, M, D as the six pixels 4q - 1 .. 4q + 4 around the fragment's four: R
+            // the middle four's strengths, Rl and Rr the ones beside (the frame's first column
+            // replicated on the left; on the right the pixels past the frame already hold its
+            // last column's), the neighbours along the sector chosen among them: no dependent
+            // reads. Quad strengths: the 3x3 texels around. Pair strengths (pairGradient): texels
+            // 2q - 1 .. 2q + 2 of each row, a strength c times 4 u_code0.x for code 4c + sector.
             n.line("float x0 = 4.0 * floor(pos.x);", 2);
             const char* rows[3] = {"U", "M", "D"};
             for (int r = 0; r < 3; ++r) {
                 const std::string R = rows[r], dy = f(r - 1);
-                n.line("vec4 t" + R + " = " + n.fetchRaw(0, "vec2(0.0, " + dy + ")") + ";", 0);
-                n.line("vec4 " + R + " = uintBitsToFloat(floatBitsToUint(t" + R + ") & uvec4(" + kStrengthBits + "));", 4);
-                // Fetched at the top level, then selected (a fetch inside a branch is a branch).
-                n.line("float " + R + "l = " + n.fetchRaw(0, "vec2(-1.0, " + dy + ")") + ".w, " + R + "r = " +
-                           n.fetchRaw(0, "vec2(1.0, " + dy + ")") + ".x;",
-                       0);
-                n.line(R + "l = x0 > 0.5 ? uintBitsToFloat(floatBitsToUint(" + R + "l) & " + kStrengthBits + ") : " + R + ".x;", 3);
-                n.line(R + "r = x0 + 4.0 < u_thresholds.z ? uintBitsToFloat(floatBitsToUint(" + R + "r) & " + kStrengthBits + ") : " + R +
-                           ".w;",
-                       4);
+                if (pairStrength) {
+                    std::string texel[4];
+                    for (int t = 0; t < 4; ++t) texel[t] = n.fetchCodesAt(0, "vec2(0.5 * x0 + " + f(t - 0.5) + ", pos.y + " + dy + ")");
+                    n.line("vec2 a" + R + " = " + texel[0] + ", d" + R + " = " + texel[3] + ";", 0);
+                    n.line("vec4 k" + R + " = vec4(" + texel[1] + ", " + texel[2] + ");", 0);
+                    // Codes are not negative: a conversion to int is their floor (vc4 emulates floor()).
+                    n.line("vec4 c" + R + " = vec4(ivec4(k" + R + " * 0.25));", 2);
+                    n.line("vec4 " + R + " = c" + R + " * (4.0 * u_code0.x);", 1);
+                    n.line("float " + R + "l = x0 > 0.5 ? float(int(a" + R + ".y * 0.25)) * (4.0 * u_code0.x) : " + R + ".x;", 4);
+                    n.line("float " + R + "r = float(int(d" + R + ".x * 0.25)) * (4.0 * u_code0.x);", 3);
+                } else {
+                    n.line("vec4 t" + R + " = " + n.fetchRaw(0, "vec2(0.0, " + dy + ")") + ";", 0);
+                    n.line("vec4 " + R + " = uintBitsToFloat(floatBitsToUint(t" + R + ") & uvec4(" + kStrengthBits + "));", 4);
+                    // Fetched at the top level, then selected (a fetch inside a branch is a branch).
+                    n.line("float " + R + "l = " + n.fetchRaw(0, "vec2(-1.0, " + dy + ")") + ".w, " + R + "r = " +
+                               n.fetchRaw(0, "vec2(1.0, " + dy + ")") + ".x;",
+                           0);
+                    n.line(R + "l = x0 > 0.5 ? uintBitsToFloat(floatBitsToUint(" + R + "l) & " + kStrengthBits + ") : " + R + ".x;", 3);
+                    n.line(R + "r = x0 + 4.0 < u_thresholds.z ? uintBitsToFloat(floatBitsToUint(" + R + "r) & " + kStrengthBits + ") : " +
+                               R + ".w;",
+                           4);
+                }
             }
+            if (pairStrength) n.line("vec4 sector = kM - 4.0 * cM;", 2);
             // Pixel k - 1 of row R's six (k = 0: 4q - 1).
             const auto six = [](const char* R, int k) {
                 return k == 0 ? std::string(R) + "l" : k == 5 ? std::string(R) + "r" : std::string(R) + "." + "xyzw"[k - 1];
             };
             for (int j = 0; j < 4; ++j) {
-                const std::string k = std::to_string(j), s = "sector" + k;
-                n.line("uint " + s + " = floatBitsToUint(tM." + "xyzw"[j] + ") & 3u;", 1);
+                const std::string k = std::to_string(j), s = pairStrength ? std::string("sector.") + "xyzw"[j] : "sector" + k;
+                // Sector s is c: a float of the codes, an integer of the mantissa's bits.
+                const auto is = [&](int c) { return pairStrength ? s + " < " + f(c + 0.5) : s + " == " + std::to_string(c) + "u"; };
+                if (!pairStrength) n.line("uint " + s + " = floatBitsToUint(tM." + "xyzw"[j] + ") & 3u;", 1);
                 n.line("float v" + k + " = " + six("M", j + 1) + ";", 0);
-                n.line("float before" + k + " = " + s + " == 0u ? " + six("M", j) + " : " + s + " == 1u ? " + six("U", j) + " : " + s +
-                           " == 2u ? " + six("U", j + 1) + " : " + six("U", j + 2) + ";",
+                n.line("float before" + k + " = " + is(0) + " ? " + six("M", j) + " : " + is(1) + " ? " + six("U", j) + " : " + is(2) +
+                           " ? " + six("U", j + 1) + " : " + six("U", j + 2) + ";",
                        6);
-                n.line("float after" + k + " = " + s + " == 0u ? " + six("M", j + 2) + " : " + s + " == 1u ? " + six("D", j + 2) + " : " +
-                           s + " == 2u ? " + six("D", j + 1) + " : " + six("D", j) + ";",
+                n.line("float after" + k + " = " + is(0) + " ? " + six("M", j + 2) + " : " + is(1) + " ? " + six("D", j + 2) + " : " +
+                           is(2) + " ? " + six("D", j + 1) + " : " + six("D", j) + ";",
                        3);
                 classOf(k);
             }
@@ -303,11 +364,11 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
             classAt("pos", "");
             shader = n.finishRaw("vec4(cls / 255.0, 0.0, 0.0, 1.0)");
         }
-        shader.cost.dependentDepth = quadStrength ? 1 : 2;
+        shader.cost.dependentDepth = quadStrength || pairStrength ? 1 : 2;
         return shader;
     };
     FragmentShader suppress = suppressShader(true);
-    const bool quads = quadStrength || fits(suppress.cost, limits_.budget);
+    const bool quads = quadStrength || pairStrength || fits(suppress.cost, limits_.budget);
     if (!quads) suppress = suppressShader(false);
     const int classWidth = quads ? (format_.width + 3) / 4 : format_.width;
     const PlaneFormat classFormat{PlaneKind::Packed, false, 1, true};
@@ -321,7 +382,7 @@ FragmentPlanner::Value FragmentPlanner::edgeClasses(const EdgeSpec& spec, bool s
     // MiB, 19.8 in a plane of their own size).
     const int classPlaneWidth = packed_ ? format_.width : classWidth;
     Value classes = into(suppress, {strength}, Value{newPlane(Plane::Storage::Rgba8, classPlaneWidth, format_.height), classFormat}, thresholds);
-    intoClassTexels(steps_.back().passes.back(), classWidth);
+    intoLeftPart(steps_.back().passes.back(), classWidth);
     steps_.back().passes.back().readsInputsWhole = true;
     passes_.back().format = classPlanes;
     // Hysteresis: a weak pixel 8-connected to a strong one becomes an edge (3). CpuFlood: the
@@ -391,13 +452,6 @@ FragmentPlanner::Value FragmentPlanner::edgesOutput(const EdgeSpec& spec, const 
     return full(o.finish(value, format), inputs, format, uniforms);
 }
 
-void FragmentPlanner::intoClassTexels(Draw& d, int classWidth) const {
-    if (classWidth < planes_[d.target].width) {
-        d.w = classWidth;
-        d.h = format_.height;
-    }
-}
-
 void FragmentPlanner::hysteresisDraws(const Value& classes, int classWidth, const Uniforms& thresholds, bool quads,
                                       const std::string& classPlanes, const std::string& perFragment) {
     // The two draws repeat until the classes stop changing (checked on the host once per batch).
@@ -455,8 +509,8 @@ void FragmentPlanner::hysteresisDraws(const Value& classes, int classWidth, cons
         const FragmentShader mark = mw.finishRaw("vec4(0.0)");
         Draw c = makeDraw(copy, {classes}, pong), m = makeDraw(mark, {classes}, pong);
         m.stencil = Stencil::Mark;  // its clear, scissored as the draw, clears the class texels' stencil
-        intoClassTexels(c, classWidth);
-        intoClassTexels(m, classWidth);
+        intoLeftPart(c, classWidth);
+        intoLeftPart(m, classWidth);
         steps_.push_back(DrawStep{{c, m}, false, -1});
         passes_.push_back({copy.name, classPlanes, "1 draw; " + describe(copy.cost)});
         passes_.push_back({mark.name, quads ? "stencil, four pixels a texel" : "stencil", "1 draw; " + describe(mark.cost)});
@@ -469,7 +523,7 @@ void FragmentPlanner::hysteresisDraws(const Value& classes, int classWidth, cons
     for (int i = 0; i < 2; ++i) {
         loop.passes.push_back(
             makeDraw(hysteresis, {i == 0 ? classes : pong}, i == 0 ? pong : classes, quads ? thresholds : Uniforms{}));
-        intoClassTexels(loop.passes.back(), classWidth);
+        intoLeftPart(loop.passes.back(), classWidth);
         if (stencil) loop.passes.back().stencil = Stencil::Test;
     }
     steps_.push_back(loop);

@@ -46,7 +46,7 @@ int FragmentPlanner::acquire(const PlaneFormat& format, int width, int height) {
     if (height == 0) height = format_.height;
     const PlaneKind kind = format.kind;
     const Plane::Storage texels = kind == PlaneKind::QuadRows ? Plane::Storage::Layers
-                               : packed_ || kind == PlaneKind::Packed || kind == PlaneKind::Quad8 ? Plane::Storage::Rgba8
+                               : packed_ || holdsCodes(kind) || kind == PlaneKind::Quad8 ? Plane::Storage::Rgba8
                                : kind == PlaneKind::Quad   ? Plane::Storage::Rgba32f
                                : format.complex            ? Plane::Storage::Rg32f
                                                            : Plane::Storage::R32f;
@@ -113,14 +113,14 @@ Draw FragmentPlanner::makeDraw(const FragmentShader& shader, const std::vector<V
         if (inputs[i].plane < 0) continue;
         const Plane& in = planes_[inputs[i].plane];
         set("u_texel" + std::to_string(i), 2, {1.0f / in.width, 1.0f / in.height});
-        if (inputs[i].format.kind == PlaneKind::Packed) {
+        if (holdsCodes(inputs[i].format.kind)) {
             const auto c = codeUniform(inputs[i].format);
             set("u_code" + std::to_string(i), 2, {c[0], c[1]});
         }
         if (inputs[i].format.kind == PlaneKind::QuadRows)
             set(named("u_w", static_cast<int>(i)), 2, {format_.width - 0.5f, format_.height - 0.5f});
     }
-    if (target.format.kind == PlaneKind::Packed) {
+    if (holdsCodes(target.format.kind)) {
         const auto o = outUniform(target.format);
         set("u_out", 2, {o[0], o[1]});
     }

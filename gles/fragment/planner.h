@@ -221,6 +221,10 @@ private:
     /// frame is too short for tiles or an axis needs a cascade.
     Value tiledDirect(double sigma, const Value& in);
     Value directGaussian(double sigma, int axis, const Value& in);
+    /// A direct Gaussian two pixels a fragment into Pair planes (pairShader), on packed profiles
+    /// where each axis fits one shader; Value{} elsewhere. For a reader that takes a Pair plane
+    /// (Canny's gradient: cannyClasses).
+    Value pairGaussian(double sigma, const Value& in);
     Value boxes(const BoxBlur& plan, int axis, const Value& in);
     /// One box pass from the sum pyramid of the line (`length` samples: sample j at texel j +
     /// shift of `in`); output texel q holds line position q + outShift, in a plane of the given
@@ -253,6 +257,9 @@ private:
     Value gabor(const GaborPlan& plan, const Value& in);
     /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.
     Value quadGradient(const Value& smooth);
+    /// Canny's gradient two pixels a fragment from pairGaussian's Pair plane, into a Pair plane
+    /// of strengths with the sector in the codes' lowest bits.
+    Value pairGradient(const Value& smooth);
     /// Canny: the smoothing, the gradient (quadGradient where the blur ends in quads), then
     /// edgeClasses.
     Value cannyClasses(const EdgeSpec& spec, const CannyPlan& plan, const Value& in);
@@ -270,8 +277,10 @@ private:
     /// repeated until stable, on the weak pixels alone where the stencil completes the planes.
     void hysteresisDraws(const Value& classes, int classWidth, const Uniforms& thresholds, bool quads,
                          const std::string& classPlanes, const std::string& perFragment);
-    /// Scissors `d` to the classes' texels (`classWidth` of each row) where its target is wider.
-    void intoClassTexels(Draw& d, int classWidth) const;
+    /// Scissors `d` to the first `width` texels of each row where its target is wider: a plane
+    /// narrower than the frame (edge classes, a Pair plane) drawn into the left part of a
+    /// frame-sized one, the kind the packed values take, so that it shares their storage.
+    void intoLeftPart(Draw& d, int width) const;
 
     GpuLimits limits_;
     FragmentOptions options_;

@@ -63,6 +63,14 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         // Texel t of layer l, raw (fetchLayerAt: a quad pass that accumulates rows).
         declarations_ += "vec4 l" + s + "(vec2 t, float l) { return TEX(s" + s + ", vec3(t * u_texel" + s + ", l)); }\n";
         return;
+    case PlaneKind::Pair:
+        // Read a texel at a time (p in texels): cN, both pixels' codes; rN, raw.
+        declarations_ += "uniform vec2 u_code" + s + ";\n";
+        ++cost_.uniforms;
+        declarations_ += "vec2 k" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), dot(t.ba, vec2(65280.0, 255.0))); }\n";
+        declarations_ += "vec2 c" + s + "(vec2 p) { return k" + s + "(" + t + "); }\n";
+        declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
+        return;
     case PlaneKind::Luma8: value = "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? t + ".rg" : "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Packed: {
@@ -118,11 +126,15 @@ std::string FragmentWriter::fetch(int slot, const std::string& offset) {
 }
 
 std::string FragmentWriter::fetchCodes(int slot, const std::string& offset) {
+    return fetchCodesAt(slot, offset.empty() ? std::string("pos") : "(pos + " + offset + ")");
+}
+
+std::string FragmentWriter::fetchCodesAt(int slot, const std::string& texel) {
     const PlaneFormat& f = inputs_.at(slot);
     cost_.fetches += 1;
     if (f.complex) cost_.wideFetches += 1;
-    cost_.alu += (shifted_.at(slot) ? 2 : 1) + (f.complex ? 2 : 1);  // the coordinate, the bytes' sums
-    return call('c', slot, offset.empty() ? std::string("pos") : "(pos + " + offset + ")");
+    cost_.alu += (shifted_.at(slot) ? 2 : 1) + (f.complex || f.kind == PlaneKind::Pair ? 2 : 1);  // the coordinate, the bytes' sums
+    return call('c', slot, texel);
 }
 
 std::string FragmentWriter::fetchRaw(int slot, const std::string& offset) {
@@ -160,26 +172,31 @@ const char* kPrelude100 =
     "#version 100\n"
     "#define TEX texture2D\n"
     "#define OUT_COLOR gl_FragColor\n"
-    "precision highp float;\n";
+    "precision highp float;\n"
+    "precision highp int;\n";
 const char* kPrelude300 =
     "#version 300 es\n"
     "#define TEX texture\n"
     "precision highp float;\n"
+    "precision highp int;\n"
     "out highp vec4 outColor;\n"
     "#define OUT_COLOR outColor\n";
 
 const char* kPrelude300Rows =
     "#version 300 es\n"
     "#define TEX texture\n"
-    "precision highp float;\n";
+    "precision highp float;\n"
+    "precision highp int;\n";
 
 // Packed codes (docs/algorithms.md 5): e() maps v to its 16-bit code through u_out (outUniform():
-// [-bound, bound] or, for non-negative planes, [0, bound]) and splits it into two bytes. cmul()
-// multiplies complex numbers.
+// [-bound, bound] or, for non-negative planes, [0, bound]) and splits it into two bytes. The
+// values it rounds are not negative, so a conversion to int (truncation) is their floor: vc4
+// emulates floor() in five instructions, a conversion there and back in two. cmul() multiplies
+// complex numbers.
 const char* kHelpers =
     "vec2 e(float v, vec2 map) {\n"
-    "    float c = floor(clamp(v * map.x + map.y, 0.0, 1.0) * 65535.0 + 0.5);\n"
-    "    float hi = floor(c / 256.0);\n"
+    "    float c = float(int(clamp(v * map.x + map.y, 0.0, 1.0) * 65535.0 + 0.5));\n"
+    "    float hi = float(int(c * 0.00390625));\n"
     "    return vec2(hi, c - 256.0 * hi) / 255.0;\n"
     "}\n"
     "vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n";
@@ -188,11 +205,13 @@ const char* kHelpers =
 
 FragmentShader FragmentWriter::finish(const std::string& value, const PlaneFormat& out) {
     std::string store;
-    if (out.kind == PlaneKind::Packed) {
+    if (holdsCodes(out.kind)) {
+        // A Pair stores its two pixels (re, im of `value`) as a complex plane its two values.
         declarations_ += "uniform vec2 u_out;\n";
         ++cost_.uniforms;
-        store = out.complex ? "vec4(e(result.x, u_out), e(result.y, u_out))" : "vec4(e(result.x, u_out), 0.0, 1.0)";
-        cost_.alu += out.complex ? 12 : 6;
+        const bool two = out.complex || out.kind == PlaneKind::Pair;
+        store = two ? "vec4(e(result.x, u_out), e(result.y, u_out))" : "vec4(e(result.x, u_out), 0.0, 1.0)";
+        cost_.alu += two ? 12 : 6;
     } else {
         store = "vec4(result, 0.0, 1.0)";
     }

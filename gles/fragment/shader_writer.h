@@ -26,6 +26,11 @@ enum class PlaneKind {
     /// attachments writes four rows per fragment (GLES 3.0). Per-pixel fetches pick layer and
     /// component; raw reads name the layer (fetchLayerAt).
     QuadRows,
+    /// Two neighbours of a packed real plane a texel: pixel 2i + j of a row as the 16-bit code in
+    /// rg (j = 0) or ba (j = 1) of RGBA8 texel i, encoded as a complex packed plane's two values
+    /// (FragmentPlanner::pairGaussian draws them into the left part of a frame-sized plane). Read
+    /// a texel at a time: fetchCodes gives both pixels' codes, raw the texel.
+    Pair,
 };
 
 struct PlaneFormat {
@@ -68,6 +73,8 @@ public:
     /// A packed input's 16-bit codes at the pixel offset by `offset` (vec2: re, im; 0 to 65535),
     /// not mapped to values: a pass whose weights take the map (u_codeN) does that once.
     std::string fetchCodes(int slot, const std::string& offset);
+    /// The same at an absolute texel coordinate expression.
+    std::string fetchCodesAt(int slot, const std::string& texel);
     /// The raw texel of input `slot` at the pixel (no decoding; copying passes; the four pixels
     /// of a Quad texel).
     std::string fetchRaw(int slot, const std::string& offset);
@@ -97,6 +104,10 @@ private:
     std::vector<bool> shifted_;
     ShaderCost cost_;
 };
+
+/// Whether a plane of `kind` holds 16-bit codes (Packed, Pair): its draws set u_codeN as an input
+/// and u_out as the output.
+inline bool holdsCodes(PlaneKind kind) { return kind == PlaneKind::Packed || kind == PlaneKind::Pair; }
 
 /// Uniforms a draw sets for a packed plane: u_codeN of an input (decode: code x - y) and u_out
 /// of the output (encode: clamp(v x + y) 65535).

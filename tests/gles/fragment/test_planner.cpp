@@ -201,5 +201,28 @@ TEST(Planner, PackedBankSharesMirrorsHorizontalPassesWithinTheSameMemory) {
     EXPECT_LT(large.bytes() / (1024.0 * 1024.0), 33.65);
 }
 
+TEST(Planner, PackedCannyRunsTwoPixelsAFragmentInItsFrameSizedPlanes) {
+    // On packed planes (rpi3) Canny's blur and gradient run two pixels a fragment into Pair
+    // planes, drawn into the left part of frame-sized ones, and suppression reads the strengths
+    // with no dependent read: a quarter or half of the fragments, and at 1080p no more GPU memory
+    // than the per-pixel passes held (17.8 MiB). `output=strength` reads the strengths per pixel,
+    // so it keeps the per-pixel passes; `tight`'s budget takes no pair shader.
+    const gles::FragmentPlan plan = planOf("edges", "rpi3", true, FrameFormat{1920, 1080});
+    ASSERT_TRUE(plan.status) << plan.status.message();
+    expectWellFormed(plan, "rpi3");
+    EXPECT_EQ(passesNamed(plan, "blur.direct x sigma=1.4 R=6, two pixels per fragment"), 1);
+    EXPECT_EQ(passesNamed(plan, "blur.direct y sigma=1.4 R=6, two pixels per fragment"), 1);
+    EXPECT_EQ(passesNamed(plan, "edges.gradient, two pixels per fragment"), 1);
+    double fragments = 0;
+    for (const gles::DrawStep& step : plan.steps)
+        for (const gles::Draw& d : step.passes)
+            if (plan.shaders[d.shader].name != "edges.output") fragments += plan.fragments(d);
+    // 961 + 961 + 961 texels a row of pairs (W / 2 + 1, then 2 ceil(W / 4) + 1) and 480 of classes.
+    EXPECT_EQ(fragments, (961.0 + 961 + 961 + 480) * 1080);
+    EXPECT_LT(plan.bytes() / (1024.0 * 1024.0), 17.85);
+    EXPECT_EQ(passesNamed(planOf("edges output=strength", "rpi3", true), "edges.gradient, two pixels"), 0);
+    EXPECT_EQ(passesNamed(planOf("edges", "tight", true), "edges.gradient, two pixels"), 0);
+}
+
 } // namespace
 } // namespace striate
