@@ -31,6 +31,16 @@ const char* sinkName(GaborSink s) {
     return "?";
 }
 
+/// The NMS sectors of gradients gx, gy (vectors of `type`: vec2, vec4) held in ax, ay as their
+/// magnitudes, as the per-pixel gradient assigns them. GLSL ES 1.00 mixes by a float vector
+/// (`es3`: by the comparisons' bool vector).
+std::string sectorsOf(const std::string& type, bool es3) {
+    const auto by = [&](const std::string& b) { return es3 ? b : type + "(" + b + ")"; };
+    return "mix(mix(mix(" + type + "(3.0), " + type + "(1.0), " + by("equal(greaterThan(gx, " + type + "(0.0)), greaterThan(gy, " + type + "(0.0)))") +
+           "), " + type + "(2.0), " + by("greaterThan(ay, " + f(kTan67_5) + " * ax)") + "), " + type + "(0.0), " +
+           by("lessThanEqual(ay, " + f(kTan22_5) + " * ax)") + ")";
+}
+
 /// An overlay copies the 8-bit input exactly: a texture unit's c / 255 may be an ulp off the
 /// reference's float(c / 255), so the shader looks each code's unit value up, u_unit[c / 4][c % 4]
 /// (unitValues()). Declares the table in `w` and gives its values to `uniforms`.
@@ -196,10 +206,7 @@ FragmentPlanner::Value FragmentPlanner::pairGradient(const Value& smooth) {
     // The codes' differences take the map's scale alone.
     w.line("vec2 gx = (vec2(c.y, r.x) - vec2(l.y, c.x)) * (0.5 * u_code0.x), gy = (d - u) * (0.5 * u_code0.x);", 6);
     w.line("vec2 ax = abs(gx), ay = abs(gy);", 2);
-    w.line("vec2 sector = mix(mix(mix(vec2(3.0), vec2(1.0), vec2(equal(greaterThan(gx, vec2(0.0)), greaterThan(gy, vec2(0.0))))), "
-           "vec2(2.0), vec2(greaterThan(ay, " +
-               f(kTan67_5) + " * ax))), vec2(0.0), vec2(lessThanEqual(ay, " + f(kTan22_5) + " * ax)));",
-           10);
+    w.line("vec2 sector = " + sectorsOf("vec2", false) + ";", 10);
     w.line("vec2 code = vec2(ivec2(clamp(sqrt(gx * gx + gy * gy) * u_frame.y, 0.0, 16383.0) + 0.5)) * 4.0 + sector;", 10);
     // Past the frame: pixel W - 1's (the second of its texel where `last` is 1).
     w.line("float edge = last < 0.5 ? code.x : code.y;", 2);
@@ -239,10 +246,7 @@ FragmentPlanner::Value FragmentPlanner::quadGradient(const Value& smooth) {
     w.line("gx = mix(vec4(dot(gx, last)), gx, inside);", 2);
     w.line("gy = mix(vec4(dot(gy, last)), gy, inside);", 2);
     w.line("vec4 ax = abs(gx), ay = abs(gy);", 2);
-    w.line("vec4 sector = mix(mix(mix(vec4(3.0), vec4(1.0), equal(greaterThan(gx, vec4(0.0)), greaterThan(gy, vec4(0.0)))), "
-           "vec4(2.0), greaterThan(ay, " +
-               f(kTan67_5) + " * ax)), vec4(0.0), lessThanEqual(ay, " + f(kTan22_5) + " * ax));",
-           10);
+    w.line("vec4 sector = " + sectorsOf("vec4", true) + ";", 10);
     w.line("vec4 m = sqrt(gx * gx + gy * gy);", 6);
     FragmentShader gradient = w.finishRaw("uintBitsToFloat((floatBitsToUint(m) & uvec4(" + kStrengthBits + ")) | uvec4(sector))");
     gradient.cost.alu += 3;
