@@ -196,8 +196,10 @@ FragmentPlanner::Value FragmentPlanner::pairGradient(const Value& smooth) {
     // sector (the fragment computes at the texel of pixel W - 1: u_frame.x).
     FragmentWriter w("edges.gradient, two pixels per fragment", false);
     w.input(0, smooth.format);
-    w.uniform("u_frame");  // x: the frame's last column, y: 65535 / (4 bound): a strength's code
-    w.line("float i = min(floor(pos.x), floor(u_frame.x * 0.5)), last = u_frame.x - 2.0 * i;", 5);
+    // x: the frame's last column, y: 65535 / (4 bound): a strength's code, z: the texel of the
+    // last column.
+    w.uniform("u_frame");
+    w.line("float i = min(floor(pos.x), u_frame.z), last = u_frame.x - 2.0 * i;", 4);
     w.line("vec2 l = " + w.fetchCodesAt(0, "vec2(i - 0.5, pos.y)") + ", c = " + w.fetchCodesAt(0, "vec2(i + 0.5, pos.y)") + ", r = " +
                w.fetchCodesAt(0, "vec2(i + 1.5, pos.y)") + ";",
            0);
@@ -209,13 +211,15 @@ FragmentPlanner::Value FragmentPlanner::pairGradient(const Value& smooth) {
     w.line("vec2 sector = " + sectorsOf("vec2", false) + ";", 10);
     w.line("vec2 code = vec2(ivec2(clamp(sqrt(gx * gx + gy * gy) * u_frame.y, 0.0, 16383.0) + 0.5)) * 4.0 + sector;", 10);
     // Past the frame: pixel W - 1's (the second of its texel where `last` is 1).
-    w.line("float edge = last < 0.5 ? code.x : code.y;", 2);
-    w.line("code = floor(pos.x) > i ? vec2(edge) : vec2(code.x, last < 0.5 ? code.x : code.y);", 4);
+    w.line("code.y = last < 0.5 ? code.x : code.y;", 2);
+    w.line("code = floor(pos.x) > i ? code.yy : code;", 2);
     w.line("vec2 hi = vec2(ivec2(code * 0.00390625));", 2);
     FragmentShader gradient = w.finishRaw("vec4(hi.x, code.x - 256.0 * hi.x, hi.y, code.y - 256.0 * hi.y) / 255.0");
     const PlaneFormat format{PlaneKind::Pair, false, smooth.format.bound / std::sqrt(2.0), true};
     const int pairs = 2 * ((format_.width + 3) / 4) + 1;
-    const Uniforms frame{{"u_frame", {static_cast<float>(format_.width - 1), static_cast<float>(65535 / (4 * format.bound)), 0.0f, 0.0f}}};
+    const Uniforms frame{{"u_frame",
+                          {static_cast<float>(format_.width - 1), static_cast<float>(65535 / (4 * format.bound)),
+                           static_cast<float>((format_.width - 1) / 2), 0.0f}}};
     const Value strength = full(gradient, {smooth}, format, frame, std::max(format_.width, pairs));
     intoLeftPart(steps_.back().passes.back(), pairs);
     return strength;
