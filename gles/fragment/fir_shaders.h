@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/coefficients.h"
+#include "core/plan.h"
 #include "gles/fragment/shader_writer.h"
 
 /// The FIR family of gles-fragment's shader generators: the direct Gaussian's incremental taps,
