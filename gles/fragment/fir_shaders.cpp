@@ -63,7 +63,7 @@ FragmentShader pairShader(bool es3, double sigma, int R, int axis, const PlaneFo
     w.input(0, in);
     const std::vector<double> g = gaussianTaps(sigma);  // normalised: the taps sum to 1
     const auto tap = [&](int k) { return std::abs(k) <= R ? g[std::abs(k)] : 0.0; };
-    const bool codes = takesCodes(in) || in.kind == PlaneKind::Pair;
+    const bool codes = holdsCodes(in.kind);
     w.line("vec2 sum = vec2(0.0);", 0);
     if (axis == 0) {
         // Pixel x0 + m, m = -R..R + 1, weighs into the first pixel with tap m, the second with

@@ -68,8 +68,8 @@ struct Draw {
     std::vector<int> inputs;
     int target = -1;
     int x = 0, y = 0, w = 0, h = 0;  ///< scissor (strips); w == 0: the whole target
-    /// Reads its inputs whole though its scissor covers part of the target (edge classes drawn
-    /// into the left part of a wider plane), where a strip reads the part it writes.
+    /// Reads its inputs whole though its scissor covers part of the target (edge classes or a Pair
+    /// plane drawn into the left part of a wider plane), where a strip reads the part it writes.
     bool readsInputsWhole = false;
     std::vector<UniformValue> uniforms;
     Stencil stencil = Stencil::None;

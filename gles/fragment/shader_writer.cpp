@@ -64,12 +64,11 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         declarations_ += "vec4 l" + s + "(vec2 t, float l) { return TEX(s" + s + ", vec3(t * u_texel" + s + ", l)); }\n";
         return;
     case PlaneKind::Pair:
-        // Read a texel at a time (p in texels): cN, both pixels' codes; rN, raw.
+        // Read a texel at a time (p in texels): cN, both pixels' codes.
         declarations_ += "uniform vec2 u_code" + s + ";\n";
         ++cost_.uniforms;
         declarations_ += "vec2 k" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), dot(t.ba, vec2(65280.0, 255.0))); }\n";
         declarations_ += "vec2 c" + s + "(vec2 p) { return k" + s + "(" + t + "); }\n";
-        declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
         return;
     case PlaneKind::Luma8: value = "vec2(" + t + ".r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? t + ".rg" : "vec2(" + t + ".r, 0.0)"; break;

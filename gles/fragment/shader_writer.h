@@ -29,7 +29,7 @@ enum class PlaneKind {
     /// Two neighbours of a packed real plane a texel: pixel 2i + j of a row as the 16-bit code in
     /// rg (j = 0) or ba (j = 1) of RGBA8 texel i, encoded as a complex packed plane's two values
     /// (FragmentPlanner::pairGaussian draws them into the left part of a frame-sized plane). Read
-    /// a texel at a time: fetchCodes gives both pixels' codes, raw the texel.
+    /// a texel at a time: fetchCodes gives both pixels' codes.
     Pair,
 };
 
