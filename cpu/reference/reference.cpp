@@ -204,8 +204,9 @@ Plane gabor(const Plane& in, const GaborSpec& spec) {
 namespace {
 
 /// Non-maximum suppression and double threshold, then hysteresis by breadth-first search.
+/// `slack` > 0: neighbours within it count as tied (packed planes' departure, edgeMaps).
 std::vector<std::uint8_t> suppressAndTrace(const Plane& m, const std::vector<std::uint8_t>& sector,
-                                           double low, double high) {
+                                           double low, double high, double slack) {
     const int W = m.width(), H = m.height();
     // 0: none, 1: weak, 2: strong
     std::vector<std::uint8_t> cls(std::size_t(W) * H, 0);
@@ -216,7 +217,7 @@ std::vector<std::uint8_t> suppressAndTrace(const Plane& m, const std::vector<std
             const double v = m.at(x, y);
             const double before = m.at(clampIndex(x - dx, W), clampIndex(y - dy, H));
             const double after = m.at(clampIndex(x + dx, W), clampIndex(y + dy, H));
-            if (!isLocalMaximum(v, before, after)) continue;
+            if (!isLocalMaximum(v, before + slack, after - slack)) continue;
             if (v >= high) cls[std::size_t(y) * W + x] = 2;
             else if (v >= low) cls[std::size_t(y) * W + x] = 1;
         }
@@ -265,8 +266,8 @@ void cannyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
 }
 
 /// Gabor energy's strength and sector (docs/algorithms.md 4.2): the bank's largest magnitude, the
-/// first of near-equal maxima in bankOrder's order.
-void gaborEnergyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
+/// first of near-equal maxima in bankOrder's order (within `slack` too).
+void gaborEnergyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m, double slack) {
     EdgeMaps& maps = *m;
     const int W = in.width(), H = in.height();
     std::vector<double> thetas;
@@ -278,7 +279,7 @@ void gaborEnergyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
         for (int y = 0; y < H; ++y)
             for (int x = 0; x < W; ++x) {
                 const double e = std::abs(z.at(x, y));
-                if (k == order[0] || clearlyGreater(e, maps.strength.at(x, y))) {
+                if (k == order[0] || clearlyGreater(e, maps.strength.at(x, y) + slack)) {
                     maps.strength.at(x, y) = e;
                     maps.sector[std::size_t(y) * W + x] = static_cast<std::uint8_t>(spec.bankSector(k));
                 }
@@ -288,21 +289,21 @@ void gaborEnergyStrength(const Plane& in, const EdgeSpec& spec, EdgeMaps* m) {
 
 } // namespace
 
-EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec) {
+EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec, double tieSlack) {
     const int W = in.width(), H = in.height();
     EdgeMaps maps;
     maps.strength.reset(W, H);
     maps.sector.assign(std::size_t(W) * H, 0);
     switch (spec.method) {
     case EdgeMethod::Canny: cannyStrength(in, spec, &maps); break;
-    case EdgeMethod::Gabor: gaborEnergyStrength(in, spec, &maps); break;
+    case EdgeMethod::Gabor: gaborEnergyStrength(in, spec, &maps, tieSlack); break;
     }
-    maps.edges = suppressAndTrace(maps.strength, maps.sector, spec.lowThreshold, spec.highThreshold);
+    maps.edges = suppressAndTrace(maps.strength, maps.sector, spec.lowThreshold, spec.highThreshold, tieSlack);
     return maps;
 }
 
-Plane edges(const Plane& in, const EdgeSpec& spec) {
-    EdgeMaps maps = edgeMaps(in, spec);
+Plane edges(const Plane& in, const EdgeSpec& spec, double tieSlack) {
+    EdgeMaps maps = edgeMaps(in, spec, tieSlack);
     // 1 on an edge, elsewhere(x, y) off it.
     const auto marked = [&](auto elsewhere) {
         Plane out(in.width(), in.height());

@@ -51,8 +51,10 @@ struct EdgeMaps {
     std::vector<std::uint8_t> sector;  ///< 0: x, 1: diagonal (1,1), 2: y, 3: anti-diagonal (-1,1)
     std::vector<std::uint8_t> edges;   ///< 1 where an edge survives hysteresis
 };
-EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec);
-Plane edges(const Plane& in, const EdgeSpec& spec);
+/// `tieSlack` > 0: the spec under packed planes' departure (docs/algorithms.md 5): strengths within
+/// it of a neighbour in suppression, or of the bank's running maximum, count as tied as well.
+EdgeMaps edgeMaps(const Plane& in, const EdgeSpec& spec, double tieSlack = 0);
+Plane edges(const Plane& in, const EdgeSpec& spec, double tieSlack = 0);
 
 /// Runs a whole chain: the real output of each stage feeds the next.
 /// The last stage's complex output (gabor output=complex) is returned in `complexOut`.

@@ -185,10 +185,11 @@ std::vector<Case> cases() {
                               {BackendKind::GlesCompute, "rpi4", {{2, 3}, {131, 67}}},
                               {BackendKind::GlesFragment, "host", all},
                               {BackendKind::GlesFragment, "rpi4", {{2, 3}, {131, 67}}},
-                              // An even width too: pixel pairs (Canny's blur and gradient) end a row
-                              // differently.
-                              {BackendKind::GlesFragment, "rpi3", {{1, 1}, {9, 1}, {2, 3}, {33, 7}, {131, 67}}},
-                              {BackendKind::GlesFragment, "tight", {{1, 9}, {2, 3}, {17, 13}, {131, 67}}},
+                              // Even widths too: pixel pairs (Canny's blur and gradient) end a row
+                              // differently, and the scene's edges fall where the reference's
+                              // strengths nearly tie (the packed measure, cpu/reference/accuracy.cpp).
+                              {BackendKind::GlesFragment, "rpi3", {{1, 1}, {9, 1}, {2, 3}, {33, 7}, {34, 9}, {64, 31}, {131, 67}}},
+                              {BackendKind::GlesFragment, "tight", {{1, 9}, {2, 3}, {17, 13}, {34, 9}, {131, 67}}},
                               {BackendKind::GlesFragment, "host", {{1, 9}, {2, 3}, {33, 7}, {131, 67}}, gles::RecursiveForm::Strips},
                               {BackendKind::GlesFragment, "rpi3", {{9, 1}, {17, 13}, {131, 67}}, gles::RecursiveForm::Strips},
                               {BackendKind::GlesFragment, "host", {{2, 3}, {33, 7}, {131, 67}}, gles::RecursiveForm::Block},

@@ -10,7 +10,9 @@
 #include <random>
 
 #include "core/chain.h"
+#include "cpu/reference/accuracy.h"
 #include "io/image_io.h"
+#include "tests/support/inputs.h"
 
 namespace striate::reference {
 namespace {
@@ -341,6 +343,54 @@ TEST(Canny, HysteresisKeepsWeakPixelsConnectedToStrongOnes) {
     int strictRows = 0;
     for (int y = 0; y < h; ++y) strictRows += onStep(strict, y);
     EXPECT_EQ(strictRows, strongRows);
+}
+
+TEST(Canny, TieSlackDecidesNearTiesAsTies) {
+    // A step between columns 15 and 16 whose bright side rises a little more from column 17:
+    // column 16's strength beats column 15's by more than kTieTolerance and less than the slack.
+    Plane img = verticalStep(32, 8, 16, 0.2, 0.8);
+    for (int y = 0; y < 8; ++y)
+        for (int x = 17; x < 32; ++x) img.at(x, y) += 3e-4;
+    const EdgeSpec e;
+    const double slack = 2e-4;
+    const EdgeMaps plain = edgeMaps(img, e), tied = edgeMaps(img, e, slack);
+    const double margin = plain.strength.at(16, 4) - plain.strength.at(15, 4);
+    ASSERT_GT(margin, kTieTolerance * plain.strength.at(16, 4));
+    ASSERT_LT(margin, slack);
+    for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 32; ++x) {
+            EXPECT_EQ(plain.edges[y * 32 + x], x == 16 ? 1 : 0) << x << "," << y;
+            EXPECT_EQ(tied.edges[y * 32 + x], x == 15 ? 1 : 0) << x << "," << y;  // the tie's rule: the left
+        }
+}
+
+TEST(Accuracy, PackedEdgeMapsMayDecideNearTiesAsTies) {
+    // The edge scene at 40x20: the rectangle's top edge lies where rows' strengths differ by
+    // 1e-6 to 4e-5. A map that decides them as ties is within a packed producer's budget and
+    // outside a float one's; five more pixels flipped elsewhere are outside both.
+    Chain chain;
+    ASSERT_TRUE(parseChain("edges", &chain));
+    const Image<std::uint8_t> in = test::scene({40, 20});
+    ReferenceBackend ref;
+    ASSERT_TRUE(ref.configure(chain, {40, 20}));
+    ChainOutput a;
+    ASSERT_TRUE(ref.process(in.view(), &a));
+    const Plane tiedMap = edges(fromU8(in.view()), std::get<EdgeSpec>(chain.stages.back()), 2e-4);
+    Image<float> tied(40, 20);
+    int differ = 0;
+    for (int y = 0; y < 20; ++y)
+        for (int x = 0; x < 40; ++x) {
+            tied.at(x, y) = static_cast<float>(tiedMap.at(x, y));
+            differ += tied.at(x, y) != a.real.at(x, y);
+        }
+    ASSERT_GT(differ, 4);  // more than the packed budget's 0.5% of 800 pixels
+    ChainOutput b;
+    b.real = tied.view();
+    const Producer packed{true, true, false, false}, floats{true, false, false, false};
+    EXPECT_TRUE(accuracyOf(chain, in.view(), a, b, packed).pass);
+    EXPECT_FALSE(accuracyOf(chain, in.view(), a, b, floats).pass);
+    for (int x = 0; x < 5; ++x) tied.at(x, 0) = 1.0f;  // row 0 holds no edge
+    EXPECT_FALSE(accuracyOf(chain, in.view(), a, b, packed).pass);
 }
 
 TEST(GaborEnergy, RespondsToStepsAndLines) {
