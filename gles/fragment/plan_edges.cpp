@@ -209,7 +209,10 @@ FragmentPlanner::Value FragmentPlanner::pairGradient(const Value& smooth) {
     w.line("vec2 gx = (vec2(c.y, r.x) - vec2(l.y, c.x)) * (0.5 * u_code0.x), gy = (d - u) * (0.5 * u_code0.x);", 6);
     w.line("vec2 ax = abs(gx), ay = abs(gy);", 2);
     w.line("vec2 sector = " + sectorsOf("vec2", false) + ";", 10);
-    w.line("vec2 code = vec2(ivec2(clamp(sqrt(gx * gx + gy * gy) * u_frame.y, 0.0, 16383.0) + 0.5)) * 4.0 + sector;", 10);
+    // The magnitude as q / sqrt(q): vc4 takes a square root as the reciprocal of its reciprocal
+    // square root, each a special-function call and a Newton step.
+    w.line("vec2 q = (gx * gx + gy * gy) * (u_frame.y * u_frame.y);", 3);
+    w.line("vec2 code = vec2(ivec2(min(q * inversesqrt(max(q, 1e-20)), 16383.0) + 0.5)) * 4.0 + sector;", 10);
     // Past the frame: pixel W - 1's (the second of its texel where `last` is 1).
     w.line("code.y = last < 0.5 ? code.x : code.y;", 2);
     w.line("code = floor(pos.x) > i ? code.yy : code;", 2);
