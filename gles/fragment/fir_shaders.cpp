@@ -267,15 +267,31 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
     // A packed input is read as its codes, its map taken by the weights (tapsUniform): the codes'
     // offsets summed over the taps are u_taps[0].y, once.
     const bool codes = takesCodes(in);
-    const auto at = [&](const std::string& offset) { return codes ? w.fetchCodes(0, offset) : w.fetch(0, offset); };
-    if (withCentre) w.line("vec2 z = u_taps[0].x * " + at("") + ";", 1);
+    // Inputs are read at the pass's texture coordinate plus offsets the draw gives scaled
+    // (u_offsets, tapsOffsets(): tap first + i's at component i % 4 of vector i / 4): one
+    // addition a fetch.
+    const bool byOffsets = readsByOffsets(in);
+    if (byOffsets) {
+        w.uniformArray("u_offsets", std::max(1, (count + 3) / 4));
+        w.line("vec2 tc = pos * u_texel0;", 2);
+    }
+    const auto at = [&](const std::string& coordinate) {
+        return codes ? w.fetchCodesNormalised(0, coordinate) : w.fetchNormalised(0, coordinate);
+    };
+    const auto offsetAt = [&](int i, const char* sign) {
+        if (!byOffsets) {
+            const std::string k = std::string(sign) + f(first + i);
+            return w.fetch(0, axis == 0 ? "vec2(" + k + ", 0.0)" : "vec2(0.0, " + k + ")");
+        }
+        const std::string along = std::string("tc.") + "xy"[axis] + " " + sign + " u_offsets[" + std::to_string(i / 4) + "]." + "xyzw"[i % 4];
+        return at(axis == 0 ? "vec2(" + along + ", tc.y)" : "vec2(tc.x, " + along + ")");
+    };
+    if (withCentre) w.line("vec2 z = u_taps[0].x * " + (byOffsets ? at("tc") : w.fetch(0, "")) + ";", 1);
     else w.line("vec2 z = " + w.fetch(1, "") + ";", 0);
     if (codes) w.line(std::string("z += vec2(u_taps[0].y, ") + (in.complex ? "u_taps[0].y" : "0.0") + ");", 2);
     for (int i = 0; i < count; ++i) {
-        const std::string k = f(first + i);
-        const std::string offset = axis == 0 ? "vec2(" + k + ", 0.0)" : "vec2(0.0, " + k + ")";
         const std::string a = named("a", i), b = named("b", i);
-        w.line("vec2 " + a + " = " + at("-" + offset) + ", " + b + " = " + at(offset) + ";", 1);
+        w.line("vec2 " + a + " = " + offsetAt(i, "-") + ", " + b + " = " + offsetAt(i, "+") + ";", 1);
         const std::string tap = "u_taps[" + std::to_string(1 + i / 2) + "]" + (i % 2 ? ".zw" : ".xy");
         if (in.complex) {
             w.line("z.x = z.x + (" + a + ".x + " + b + ".x) * " + tap + ".x;", 2);
@@ -304,6 +320,16 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
 }
 
 bool takesCodes(const PlaneFormat& in) { return in.kind == PlaneKind::Packed; }
+
+bool readsByOffsets(const PlaneFormat& in) {
+    return in.kind == PlaneKind::Packed || in.kind == PlaneKind::Float || in.kind == PlaneKind::Luma8;
+}
+
+std::vector<float> tapsOffsets(int first, int count, int texels) {
+    std::vector<float> offsets(4 * std::max(1, (count + 3) / 4), 0.0f);
+    for (int i = 0; i < count; ++i) offsets[i] = static_cast<float>(first + i) / static_cast<float>(texels);
+    return offsets;
+}
 
 std::vector<float> tapsUniform(const GaborTaps& taps, int first, int count, bool withCentre, const PlaneFormat& in) {
     // Values are codes x m[0] - m[1] (codeUniform) where the pass reads codes: the taps take

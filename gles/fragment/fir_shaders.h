@@ -109,6 +109,12 @@ bool takesCodes(const PlaneFormat& in);
 /// the codes' summed offset or 0, 0, 0), then (c, s) of two pairs a vector; on codes the taps
 /// times the codes' scale (codeUniform()).
 std::vector<float> tapsUniform(const GaborTaps& taps, int first, int count, bool withCentre, const PlaneFormat& in);
+/// Whether tapsShader reads `in` at texture coordinates plus u_offsets (Luma8, Float and Packed
+/// planes: one addition a fetch where a pixel offset took two operations), else at pixel offsets.
+bool readsByOffsets(const PlaneFormat& in);
+/// tapsShader's u_offsets: taps first .. first + count - 1 as texture-coordinate offsets along an
+/// axis of `texels` texels.
+std::vector<float> tapsOffsets(int first, int count, int texels);
 
 /// What a pass does with its value `vec2 z` before storing it (the Gabor combine, fused into the
 /// vertical pass's last draw so that z is never stored): `code` declares its inputs from the

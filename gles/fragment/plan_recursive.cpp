@@ -213,6 +213,10 @@ FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis
         }
         Uniforms uniforms;
         uniforms.push_back({"u_taps", tapsUniform(taps, k0, count, centre, in.format)});
+        if (readsByOffsets(in.format)) {
+            const Plane& plane = planes_[in.plane];
+            uniforms.push_back({"u_offsets", tapsOffsets(k0, count, axis == 0 ? plane.width : plane.height)});
+        }
         std::vector<Value> inputs{in};
         if (!centre) inputs.push_back(acc);
         if (withTail) {

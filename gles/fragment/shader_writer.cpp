@@ -70,8 +70,8 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         declarations_ += "vec2 k" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), dot(t.ba, vec2(65280.0, 255.0))); }\n";
         declarations_ += "vec2 c" + s + "(vec2 p) { return k" + s + "(" + t + "); }\n";
         return;
-    case PlaneKind::Luma8: value = "vec2(" + t + ".r, 0.0)"; break;
-    case PlaneKind::Float: value = f.complex ? t + ".rg" : "vec2(" + t + ".r, 0.0)"; break;
+    case PlaneKind::Luma8: value = "vec2(TEXEL.r, 0.0)"; break;
+    case PlaneKind::Float: value = f.complex ? "TEXEL.rg" : "vec2(TEXEL.r, 0.0)"; break;
     case PlaneKind::Packed: {
         // code = 65280 hi + 255 lo from the normalised bytes; value = code u_codeN.x - u_codeN.y
         // (codeUniform(): the plane's bound is a uniform, so one program serves every bound).
@@ -82,11 +82,19 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         declarations_ += "vec2 d" + s + "(vec4 t) { return k" + s + "(t) * u_code" + s + ".x - vec2(u_code" + s + ".y, " +
                          (f.complex ? "u_code" + s + ".y" : std::string("0.0")) + ");\n}\n";
         declarations_ += "vec2 c" + s + "(vec2 p) { return k" + s + "(" + t + "); }\n";
-        value = "d" + s + "(" + t + ")";
+        declarations_ += "vec2 n" + s + "(vec2 t) { return k" + s + "(TEX(s" + s + ", t)); }\n";
+        value = "d" + s + "(TEXEL)";
         break;
     }
     }
-    declarations_ += "vec2 f" + s + "(vec2 p) { return " + value + "; }\n";
+    // f: at pixel p; g: at texture coordinate t (normalised).
+    const auto at = [&](const std::string& texel) {
+        std::string v = value;
+        v.replace(v.find("TEXEL"), 5, texel);
+        return v;
+    };
+    declarations_ += "vec2 f" + s + "(vec2 p) { return " + at(t) + "; }\n";
+    declarations_ += "vec2 g" + s + "(vec2 t) { return " + at("TEX(s" + s + ", t)") + "; }\n";
     declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
 }
 
@@ -134,6 +142,23 @@ std::string FragmentWriter::fetchCodesAt(int slot, const std::string& texel) {
     if (f.complex) cost_.wideFetches += 1;
     cost_.alu += (shifted_.at(slot) ? 2 : 1) + (f.complex || f.kind == PlaneKind::Pair ? 2 : 1);  // the coordinate, the bytes' sums
     return call('c', slot, texel);
+}
+
+std::string FragmentWriter::fetchNormalised(int slot, const std::string& coordinate) {
+    const PlaneFormat& f = inputs_.at(slot);
+    cost_.fetches += 1;
+    if (f.complex) cost_.wideFetches += 1;
+    cost_.alu += 1;  // the coordinate
+    if (f.kind == PlaneKind::Packed) cost_.alu += f.complex ? 3 : 2;
+    return call('g', slot, coordinate);
+}
+
+std::string FragmentWriter::fetchCodesNormalised(int slot, const std::string& coordinate) {
+    const PlaneFormat& f = inputs_.at(slot);
+    cost_.fetches += 1;
+    if (f.complex) cost_.wideFetches += 1;
+    cost_.alu += 1 + (f.complex ? 2 : 1);  // the coordinate, the bytes' sums
+    return call('n', slot, coordinate);
 }
 
 std::string FragmentWriter::fetchRaw(int slot, const std::string& offset) {

@@ -70,11 +70,17 @@ public:
     std::string fetch(int slot, const std::string& offset);
     /// Fetches at an absolute texel coordinate expression (texel units, a GLSL vec2).
     std::string fetchAt(int slot, const std::string& texel);
+    /// Fetches at a texture coordinate expression (normalised: 0 to 1 across the plane), where
+    /// the pass adds offsets the draw gives already scaled: one addition a fetch where a pixel
+    /// offset takes an addition and a multiplication (Luma8, Float and Packed inputs).
+    std::string fetchNormalised(int slot, const std::string& coordinate);
     /// A packed input's 16-bit codes at the pixel offset by `offset` (vec2: re, im; 0 to 65535),
     /// not mapped to values: a pass whose weights take the map (u_codeN) does that once.
     std::string fetchCodes(int slot, const std::string& offset);
     /// The same at an absolute texel coordinate expression.
     std::string fetchCodesAt(int slot, const std::string& texel);
+    /// The same at a texture coordinate expression (fetchNormalised).
+    std::string fetchCodesNormalised(int slot, const std::string& coordinate);
     /// The raw texel of input `slot` at the pixel (no decoding; copying passes; the four pixels
     /// of a Quad texel).
     std::string fetchRaw(int slot, const std::string& offset);
