@@ -433,7 +433,9 @@ def passes(text, w, h):
             blocks = re.search(r"1 draw of (\d+) blocks", grid)
             if blocks:
                 items = int(blocks.group(1)) * (h if " x " in name else w)
-        inst, threads = stats.get(program, (0, 0))
+        if program not in stats:
+            raise SystemExit("%s: the driver's compiler reports no program of that name (--explain)" % program)
+        inst, threads = stats[program]
         out.append((name, items, fetches, inst, threads))
     return out
 

@@ -258,7 +258,9 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
     // A real input under real taps (a recursive Gaussian's response) keeps only the real part.
     const bool real = !in.complex && !out.complex && !tail;
     FragmentWriter w(what + " " + axisName(axis) + " " + std::to_string(count) + " tap pairs" +
-                         (withCentre ? " and the centre" : " from " + std::to_string(first) + " added") +
+                         (withCentre                ? " and the centre"
+                          : readsByOffsets(in)      ? " added"  // the same program from any first tap
+                                                    : " from " + std::to_string(first) + " added") +
                          (tail ? ", " + tail->name : std::string()),
                      es3);
     w.input(0, in);
