@@ -64,6 +64,11 @@ FragmentShader pairShader(bool es3, double sigma, int R, int axis, const PlaneFo
     const std::vector<double> g = gaussianTaps(sigma);  // normalised: the taps sum to 1
     const auto tap = [&](int k) { return std::abs(k) <= R ? g[std::abs(k)] : 0.0; };
     const bool codes = holdsCodes(in.kind);
+    // Inputs are read at a texture coordinate plus offsets the draw gives scaled (u_offsets,
+    // tapsOffsets(-R, ...): tap -R + i at component i % 4 of vector i / 4), one addition a fetch.
+    const auto offset = [](int i) { return "u_offsets[" + std::to_string(i / 4) + "]." + "xyzw"[i % 4]; };
+    const int offsets = axis == 0 ? 2 * R + 2 : 2 * R + 1;
+    w.uniformArray("u_offsets", (offsets + 3) / 4);
     w.line("vec2 sum = vec2(0.0);", 0);
     if (axis == 0) {
         // Pixel x0 + m, m = -R..R + 1, weighs into the first pixel with tap m, the second with
@@ -71,14 +76,17 @@ FragmentShader pairShader(bool es3, double sigma, int R, int axis, const PlaneFo
         // column (u_frame.x) both are that column's value.
         w.uniform("u_frame");
         w.line("float x0 = min(2.0 * floor(pos.x), u_frame.x) + 0.5;", 3);
+        w.line("vec2 t0 = vec2(x0, pos.y) * u_texel0;", 2);
         for (int m = -R; m <= R + 1; ++m) {
-            const std::string at = "vec2(x0 + " + f(m) + ", pos.y)";
-            const std::string value = (codes ? w.fetchCodesAt(0, at) : w.fetchAt(0, at)) + ".x";
+            const std::string at = "vec2(t0.x + " + offset(m + R) + ", t0.y)";
+            const std::string value = (codes ? w.fetchCodesNormalised(0, at) : w.fetchNormalised(0, at)) + ".x";
             w.line("sum += vec2(" + f(tap(m)) + ", " + f(tap(m - 1)) + ") * " + value + ";", 2);
         }
         w.line("sum.y = x0 > u_frame.x ? sum.x : sum.y;", 2);
     } else {
-        for (int k = -R; k <= R; ++k) w.line("sum += " + f(tap(k)) + " * " + w.fetchCodes(0, along(1, k)) + ";", 2);
+        w.line("vec2 tc = pos * u_texel0;", 2);
+        for (int k = -R; k <= R; ++k)
+            w.line("sum += " + f(tap(k)) + " * " + w.fetchCodesNormalised(0, "vec2(tc.x, tc.y + " + offset(k + R) + ")") + ";", 2);
     }
     return w.finish(codes ? "sum * u_code0.x - u_code0.y" : "sum", out);
 }

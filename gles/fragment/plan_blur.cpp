@@ -75,11 +75,12 @@ FragmentPlanner::Value FragmentPlanner::pairGaussian(double sigma, const Value& 
     // planes (the kind the packed values take, so that they share storage), each pass drawn into
     // their left part (intoLeftPart); the horizontal pass reads its input whole.
     const int pairs = format_.width / 2 + 1;
-    const Uniforms frame{{"u_frame", {static_cast<float>(format_.width - 1), 0.0f, 0.0f, 0.0f}}};
+    const Uniforms frame{{"u_frame", {static_cast<float>(format_.width - 1), 0.0f, 0.0f, 0.0f}},
+                         {"u_offsets", tapsOffsets(-R, 2 * R + 2, planes_[in.plane].width)}};
     const Value h = full(x, {in}, out, frame);
     intoLeftPart(steps_.back().passes.back(), pairs);
     steps_.back().passes.back().readsInputsWhole = true;
-    const Value v = full(y, {h}, out);
+    const Value v = full(y, {h}, out, {{"u_offsets", tapsOffsets(-R, 2 * R + 1, planes_[h.plane].height)}});
     intoLeftPart(steps_.back().passes.back(), pairs);
     return v;
 }

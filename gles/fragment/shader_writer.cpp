@@ -69,6 +69,7 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         ++cost_.uniforms;
         declarations_ += "vec2 k" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), dot(t.ba, vec2(65280.0, 255.0))); }\n";
         declarations_ += "vec2 c" + s + "(vec2 p) { return k" + s + "(" + t + "); }\n";
+        declarations_ += "vec2 n" + s + "(vec2 t) { return k" + s + "(TEX(s" + s + ", t)); }\n";
         return;
     case PlaneKind::Luma8: value = "vec2(TEXEL.r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? "TEXEL.rg" : "vec2(TEXEL.r, 0.0)"; break;
@@ -157,7 +158,7 @@ std::string FragmentWriter::fetchCodesNormalised(int slot, const std::string& co
     const PlaneFormat& f = inputs_.at(slot);
     cost_.fetches += 1;
     if (f.complex) cost_.wideFetches += 1;
-    cost_.alu += 1 + (f.complex ? 2 : 1);  // the coordinate, the bytes' sums
+    cost_.alu += 1 + (f.complex || f.kind == PlaneKind::Pair ? 2 : 1);  // the coordinate, the bytes' sums
     return call('n', slot, coordinate);
 }
 
