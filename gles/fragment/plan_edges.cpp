@@ -78,7 +78,8 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
         // the vertical pass's last draw where that fits the budget, so z is never stored.
         Tail tail;
         tail.shader.name = std::string("gabor.combine ") + sinkName(plan.sink) + (k > 0 && bank ? " (running)" : "");
-        tail.uniforms = {{"u_combine", {o.dcGain, static_cast<float>(o.sector * bound / 3), static_cast<float>(bound / 65535), 0.0f}}};
+        tail.uniforms = {{"u_combine", {o.dcGain, static_cast<float>(o.sector * bound / 3), static_cast<float>(bound / 65535),
+                                        static_cast<float>(65535 / bound)}}};
         if (plan.removeDc) tail.inputs.push_back(gauss);
         if (bank && k > 0) tail.inputs.push_back(best);
         PlaneFormat& format = tail.shader.format;
@@ -105,12 +106,18 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
                 w.input(slot, gaussFormat);
                 w.line("z.x -= u_combine.x * " + w.fetch(slot++, "") + ".x;", 1);
             }
-            w.line("float m = length(z);", 3);
+            if (packed) {
+                // q / sqrt(q): vc4 takes sqrt as the reciprocal of a reciprocal square root.
+                w.line("float q = dot(z, z), m = q * inversesqrt(max(q, 1e-30));", 4);
+            } else {
+                w.line("float m = length(z);", 3);
+            }
             if (phase) w.line("", 4);  // atan
             if (!bank) return value;
             // Compare what will be stored: equal packed strengths quantise alike, so the bank
-            // keeps the first of a tie as the float backends do.
-            if (packed) w.line("m = floor(clamp(m / u_combine.z, 0.0, 65535.0) + 0.5) * u_combine.z;", 4);
+            // keeps the first of a tie as the float backends do. (m is not negative: a
+            // conversion to int is its floor; vc4 emulates floor().)
+            if (packed) w.line("m = float(int(min(m * u_combine.w, 65535.0) + 0.5)) * u_combine.z;", 4);
             if (!running) {
                 w.line("vec2 best = vec2(m, u_combine.y);", 0);
             } else {
