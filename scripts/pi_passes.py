@@ -423,6 +423,8 @@ def passes(text, w, h):
                 items = math.ceil(w / 4) * h
             elif "two pixels a texel" in fmt:  # pixel pairs to texel W / 2 (packed Canny)
                 items = (w // 2 + 1) * h
+            elif "two rows a texel" in fmt:  # row pairs (a packed bank's vertical passes)
+                items = w * math.ceil(h / 2)
             elif "rows in 4 layers" in fmt:
                 items = math.ceil(w / 4) * math.ceil(h / 4)
             elif "quad" in fmt:

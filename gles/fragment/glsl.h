@@ -29,6 +29,7 @@ inline std::string describe(const PlaneFormat& p) {
                     : p.kind == PlaneKind::QuadRows ? "RGBA32F quad, rows in 4 layers"
                     : p.kind == PlaneKind::Luma8 ? "L8"
                     : p.kind == PlaneKind::Pair  ? "RGBA8 packed, two pixels a texel,"
+                    : p.kind == PlaneKind::RowPair ? "RGBA8 packed, two rows a texel,"
                                                  : "RGBA8 packed";
     s += p.complex ? " complex" : " real";
     if (holdsCodes(p.kind)) s += ", |v| <= " + f(p.bound);

@@ -10,6 +10,7 @@
 
 #include "core/coefficients.h"
 #include "core/response.h"
+#include "gles/fragment/fir_shaders.h"
 #include "gles/fragment/glsl.h"
 
 namespace striate::gles {
@@ -50,6 +51,68 @@ void unitTable(FragmentWriter& w, FragmentPlanner::Uniforms* uniforms) {
     uniforms->push_back({"u_unit", std::vector<float>(unit.begin(), unit.end())});
 }
 
+/// FragmentPlanner::rowPairVertical's program: R tap pairs over the complex packed plane `h`,
+/// DC removed where `gauss` is given, the running maximum where `best` is.
+FragmentShader rowPairShader(int R, const std::string& what, const PlaneFormat& h, const PlaneFormat* gauss,
+                             const PlaneFormat* best) {
+    const bool removeDc = gauss != nullptr, running = best != nullptr;
+    FragmentWriter w(what + " y " + std::to_string(R) +
+                         " tap pairs and the centre, two rows per fragment, gabor.combine bank maximum" +
+                         (running ? " (running)" : ""),
+                     false);
+    w.input(0, h);
+    const int dcSlot = 1, bestSlot = removeDc ? 2 : 1;
+    if (removeDc) w.input(dcSlot, *gauss);
+    if (running) w.input(bestSlot, *best);
+    // u_taps: tapsUniform's (codes' map folded in), u_offsets: rows -R .. R + 1 from row 2q,
+    // u_combine: the DC gain, -, a code's value, its reciprocal.
+    w.uniformArray("u_taps", 1 + (R + 1) / 2);
+    w.uniformArray("u_offsets", (2 * R + 2 + 3) / 4);
+    w.uniform("u_combine");
+    w.line("vec2 tc = vec2(pos.x, 2.0 * floor(pos.y) + 0.5) * u_texel0;", 4);
+    // Row 2q + j as it is first needed; each is needed by the two rows' sums within one step of
+    // k, so few are live at once.
+    std::vector<bool> fetched(2 * R + 2, false);
+    const auto row = [&](int j) {
+        const std::string name = j < 0 ? "vm" + std::to_string(-j) : "vp" + std::to_string(j);
+        if (!fetched[j + R]) {
+            fetched[j + R] = true;
+            const std::string offset = "u_offsets[" + std::to_string((j + R) / 4) + "]." + "xyzw"[(j + R) % 4];
+            w.line("vec2 " + name + " = " + w.fetchCodesNormalised(0, "vec2(tc.x, tc.y + " + offset + ")") + ";", 0);
+        }
+        return name;
+    };
+    // The centres, then tap pairs k = 1 .. R in tapsShader's order (the same sums).
+    w.line("vec2 z0 = u_taps[0].x * " + row(0) + ", z1 = u_taps[0].x * " + row(1) + ";", 2);
+    w.line("z0 += vec2(u_taps[0].y); z1 += vec2(u_taps[0].y);", 4);
+    for (int k = 1; k <= R; ++k) {
+        const std::string t = "u_taps[" + std::to_string(1 + (k - 1) / 2) + "]" + ((k - 1) % 2 ? ".zw" : ".xy");
+        for (int r = 0; r < 2; ++r) {
+            const std::string z = r == 0 ? "z0" : "z1", a = row(r - k), b = row(r + k);
+            w.line(z + ".x = " + z + ".x + (" + a + ".x + " + b + ".x) * " + t + ".x;", 2);
+            w.line(z + ".x = " + z + ".x - (" + a + ".y - " + b + ".y) * " + t + ".y;", 2);
+            w.line(z + ".y = " + z + ".y + (" + a + ".y + " + b + ".y) * " + t + ".x;", 2);
+            w.line(z + ".y = " + z + ".y + (" + a + ".x - " + b + ".x) * " + t + ".y;", 2);
+        }
+    }
+    if (removeDc) {
+        const std::string g = "u_texel" + std::to_string(dcSlot);
+        w.line("vec2 tg = vec2(pos.x, 2.0 * floor(pos.y) + 0.5) * " + g + ";", 4);
+        w.line("z0.x -= u_combine.x * " + w.fetchNormalised(dcSlot, "tg") + ".x;", 1);
+        w.line("z1.x -= u_combine.x * " + w.fetchNormalised(dcSlot, "vec2(tg.x, tg.y + " + g + ".y)") + ".x;", 1);
+    }
+    // The magnitudes as q / sqrt(q), their codes (not negative: a conversion to int is the
+    // floor), and the first of near-equal maxima kept (kTieTolerance), as tapsShader's tail does.
+    w.line("vec2 q = vec2(dot(z0, z0), dot(z1, z1));", 4);
+    w.line("vec2 code = vec2(ivec2(min(q * inversesqrt(max(q, vec2(1e-30))) * u_combine.w, vec2(65535.0)) + 0.5));", 8);
+    if (running) {
+        w.line("vec2 was = " + w.fetchCodesAt(bestSlot, "pos") + ";", 0);
+        w.line("code = mix(was, code, vec2(greaterThan(code, was * " + f(1 + kTieTolerance) + ")));", 4);
+    }
+    w.line("vec2 hi = vec2(ivec2(code * 0.00390625));", 2);
+    return w.finishRaw("vec4(hi.x, code.x - 256.0 * hi.x, hi.y, code.y - 256.0 * hi.y) / 255.0");
+}
+
 } // namespace
 
 FragmentPlanner::Value FragmentPlanner::stage(const GaborStagePlan& plan, const Value& in) { return gabor(plan.gabor, in); }
@@ -71,8 +134,30 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     Value best;  // bank: running maximum, and for edges the winner's sector in the imaginary part
     Value result;
     Value h;  // the last horizontal pass, which a mirror shares
+    // A bank of magnitudes on packed planes: each vertical pass two rows a fragment where every
+    // orientation's response form fits the budget (rowPairVertical), the maximum in RowPair
+    // planes, unpaired at the end.
+    const std::string what = plan.recursive ? "recursive.response" : "gabor.direct";
+    std::vector<GaborTaps> rowTaps;
+    bool rowPairs = packed_ && plan.sink == GaborSink::MaxMagnitude && plan.bank.size() > 1;
+    for (std::size_t k = 0; k < plan.bank.size() && rowPairs; ++k) {
+        const GaborOrientationPlan& o = plan.bank[k];
+        GaborTaps t = o.mirrorsPrevious ? o.tyOnPartner : o.ty;
+        if (plan.recursive) rowPairs = response(o.mirrorsPrevious ? o.yOnPartner : o.y, false, &t);
+        const PlaneFormat complexPacked{PlaneKind::Packed, true, 1, false}, rows{PlaneKind::RowPair, false, 1, true};
+        rowPairs = rowPairs && fits(rowPairShader(static_cast<int>(t.c.size()) - 1, what, complexPacked, plan.removeDc ? &gauss.format : nullptr,
+                                                  k > 0 ? &rows : nullptr)
+                                        .cost,
+                                    limits_.budget);
+        rowTaps.push_back(std::move(t));
+    }
     for (std::size_t k = 0; k < plan.bank.size() && status_; ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
+        if (rowPairs) {
+            if (!o.mirrorsPrevious) h = plan.recursive ? recursive(o.x, 0, in, true) : tapsAxis(o.tx, 0, in, true, what);
+            best = rowPairVertical(rowTaps[k], what, h, gauss, o.dcGain, k > 0 ? best : Value{}, bound);
+            continue;
+        }
         // The stage's output from z (docs/algorithms.md 3.1, 3.4): DC removed first. u_combine: the
         // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step. It ends
         // the vertical pass's last draw where that fits the budget, so z is never stored.
@@ -144,7 +229,37 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
         }
         if (bank) best = result;
     }
+    if (rowPairs && status_) return unpairRows(best, planeFormat(false, bound, true));
     return result;
+}
+
+FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, const std::string& what, const Value& h,
+                                                        const Value& gauss, double dcGain, const Value& best, double bound) {
+    const int R = static_cast<int>(taps.c.size()) - 1;
+    const bool removeDc = gauss.plane >= 0, running = best.plane >= 0;
+    const FragmentShader shader = rowPairShader(R, what, h.format, removeDc ? &gauss.format : nullptr,
+                                                running ? &best.format : nullptr);
+    if (!fits(shader.cost, limits_.budget)) return {};
+    std::vector<Value> inputs{h};
+    if (removeDc) inputs.push_back(gauss);
+    if (running) inputs.push_back(best);
+    const Uniforms uniforms{{"u_taps", tapsUniform(taps, 1, R, true, h.format)},
+                            {"u_offsets", tapsOffsets(-R, 2 * R + 2, planes_[h.plane].height)},
+                            {"u_combine", {static_cast<float>(dcGain), 0.0f, static_cast<float>(bound / 65535),
+                                           static_cast<float>(65535 / bound)}}};
+    const Value v = full(shader, inputs, PlaneFormat{PlaneKind::RowPair, false, bound, true}, uniforms);
+    intoTopPart(steps_.back().passes.back(), (format_.height + 1) / 2);
+    steps_.back().passes.back().readsInputsWhole = true;
+    return v;
+}
+
+FragmentPlanner::Value FragmentPlanner::unpairRows(const Value& rows, const PlaneFormat& out) {
+    // Row y's code is in texel (x, y / 2): rg where y is even, ba where odd, written as a packed
+    // real plane's texel (code in rg, then 0 and 1).
+    FragmentWriter w("gabor.rows unpaired", false);
+    w.input(0, rows.format);
+    w.line("vec4 t = " + w.fetchRawAt(0, "vec2(pos.x, floor(pos.y * 0.5) + 0.5)") + ";", 2);
+    return full(w.finishRaw("fract(pos.y * 0.5) < 0.5 ? vec4(t.rg, 0.0, 1.0) : vec4(t.ba, 0.0, 1.0)"), {rows}, out);
 }
 
 FragmentPlanner::Value FragmentPlanner::stage(const EdgeStagePlan& plan, const Value& in) {

@@ -255,6 +255,15 @@ private:
     bool response(const CascadeFloat& cf, bool onQuads, GaborTaps* taps, double weight = 1) const;
     // plan_edges.cpp
     Value gabor(const GaborPlan& plan, const Value& in);
+    /// A packed bank of magnitudes' vertical pass with its tail, two rows a fragment: z of
+    /// rows 2q and 2q + 1 from `taps` over `h` (2R + 2 fetches where two pixels took 4R + 2),
+    /// DC removed (`gauss` times `dcGain`, where `gauss` is a plane), the magnitudes' codes, and
+    /// the running maximum with `best` (a RowPair plane, where it is one), into a RowPair plane
+    /// of codes of `bound`. Value{} where the shader is over the board's budget.
+    Value rowPairVertical(const GaborTaps& taps, const std::string& what, const Value& h, const Value& gauss, double dcGain,
+                          const Value& best, double bound);
+    /// The RowPair plane's codes a pixel a fragment into a packed real plane (`out`), byte for byte.
+    Value unpairRows(const Value& rows, const PlaneFormat& out);
     /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.
     Value quadGradient(const Value& smooth);
     /// Canny's gradient two pixels a fragment from pairGaussian's Pair plane, into a Pair plane
@@ -281,6 +290,8 @@ private:
     /// narrower than the frame (edge classes, a Pair plane) drawn into the left part of a
     /// frame-sized one, the kind the packed values take, so that it shares their storage.
     void intoLeftPart(Draw& d, int width) const;
+    /// The same for the first `height` rows (a RowPair plane).
+    void intoTopPart(Draw& d, int height) const;
 
     GpuLimits limits_;
     FragmentOptions options_;

@@ -64,7 +64,9 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         declarations_ += "vec4 l" + s + "(vec2 t, float l) { return TEX(s" + s + ", vec3(t * u_texel" + s + ", l)); }\n";
         return;
     case PlaneKind::Pair:
-        // Read a texel at a time (p in texels): cN, both pixels' codes.
+    case PlaneKind::RowPair:
+        // Read a texel at a time (p in texels): cN, both pixels' codes; rN the raw texel.
+        declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
         declarations_ += "uniform vec2 u_code" + s + ";\n";
         ++cost_.uniforms;
         declarations_ += "vec2 k" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), dot(t.ba, vec2(65280.0, 255.0))); }\n";
@@ -141,7 +143,7 @@ std::string FragmentWriter::fetchCodesAt(int slot, const std::string& texel) {
     const PlaneFormat& f = inputs_.at(slot);
     cost_.fetches += 1;
     if (f.complex) cost_.wideFetches += 1;
-    cost_.alu += (shifted_.at(slot) ? 2 : 1) + (f.complex || f.kind == PlaneKind::Pair ? 2 : 1);  // the coordinate, the bytes' sums
+    cost_.alu += (shifted_.at(slot) ? 2 : 1) + (f.complex || holdsTwoCodes(f.kind) ? 2 : 1);  // the coordinate, the bytes' sums
     return call('c', slot, texel);
 }
 
@@ -158,7 +160,7 @@ std::string FragmentWriter::fetchCodesNormalised(int slot, const std::string& co
     const PlaneFormat& f = inputs_.at(slot);
     cost_.fetches += 1;
     if (f.complex) cost_.wideFetches += 1;
-    cost_.alu += 1 + (f.complex || f.kind == PlaneKind::Pair ? 2 : 1);  // the coordinate, the bytes' sums
+    cost_.alu += 1 + (f.complex || holdsTwoCodes(f.kind) ? 2 : 1);  // the coordinate, the bytes' sums
     return call('n', slot, coordinate);
 }
 
@@ -234,7 +236,7 @@ FragmentShader FragmentWriter::finish(const std::string& value, const PlaneForma
         // A Pair stores its two pixels (re, im of `value`) as a complex plane its two values.
         declarations_ += "uniform vec2 u_out;\n";
         ++cost_.uniforms;
-        const bool two = out.complex || out.kind == PlaneKind::Pair;
+        const bool two = out.complex || holdsTwoCodes(out.kind);
         store = two ? "vec4(e(result.x, u_out), e(result.y, u_out))" : "vec4(e(result.x, u_out), 0.0, 1.0)";
         cost_.alu += two ? 12 : 6;
     } else {

@@ -31,6 +31,11 @@ enum class PlaneKind {
     /// (FragmentPlanner::pairGaussian draws them into the left part of a frame-sized plane). Read
     /// a texel at a time: fetchCodes gives both pixels' codes.
     Pair,
+    /// Two rows of a packed real plane a texel: pixel (x, 2i + j) as the 16-bit code in rg
+    /// (j = 0) or ba (j = 1) of RGBA8 texel (x, i), drawn into the top part of a frame-sized
+    /// plane (FragmentPlanner::rowPairVertical: a bank's running maximum). Read a texel at a
+    /// time: fetchCodes gives both pixels' codes.
+    RowPair,
 };
 
 struct PlaneFormat {
@@ -113,7 +118,11 @@ private:
 
 /// Whether a plane of `kind` holds 16-bit codes (Packed, Pair): its draws set u_codeN as an input
 /// and u_out as the output.
-inline bool holdsCodes(PlaneKind kind) { return kind == PlaneKind::Packed || kind == PlaneKind::Pair; }
+inline bool holdsCodes(PlaneKind kind) {
+    return kind == PlaneKind::Packed || kind == PlaneKind::Pair || kind == PlaneKind::RowPair;
+}
+/// Two codes a texel: a Pair or RowPair plane.
+inline bool holdsTwoCodes(PlaneKind kind) { return kind == PlaneKind::Pair || kind == PlaneKind::RowPair; }
 
 /// Uniforms a draw sets for a packed plane: u_codeN of an input (decode: code x - y) and u_out
 /// of the output (encode: clamp(v x + y) 65535).

@@ -224,5 +224,30 @@ TEST(Planner, PackedCannyRunsTwoPixelsAFragmentInItsFrameSizedPlanes) {
     EXPECT_EQ(passesNamed(planOf("edges", "tight", true), "edges.gradient, two pixels"), 0);
 }
 
+TEST(Planner, PackedBankRunsItsVerticalPassesTwoRowsAFragment) {
+    // On packed planes (rpi3) a bank of magnitudes runs each orientation's vertical pass two rows
+    // a fragment into RowPair planes (the top half of frame-sized ones), the running maximum
+    // among them, and one pass unpairs the result: half the vertical passes' fragments, and at
+    // 1080p no more GPU memory than before (33.6 MiB). An edge bank (a sector with the maximum)
+    // keeps the per-pixel passes; `tight`'s budget takes no row-pair shader.
+    const auto rowPairs = [](const gles::FragmentPlan& p) {
+        return std::count_if(p.passes.begin(), p.passes.end(),
+                             [](const gles::PassInfo& i) { return i.name.find("two rows per fragment") != std::string::npos; });
+    };
+    const gles::FragmentPlan plan = planOf("gabor sigma=4 wavelength=8 orientations=6", "rpi3", true, FrameFormat{1920, 1079});
+    ASSERT_TRUE(plan.status) << plan.status.message();
+    expectWellFormed(plan, "rpi3");
+    EXPECT_EQ(rowPairs(plan), 6);
+    EXPECT_EQ(passesNamed(plan, "gabor.rows unpaired"), 1);
+    double rows = 0;
+    for (const gles::DrawStep& step : plan.steps)
+        for (const gles::Draw& d : step.passes)
+            if (plan.shaders[d.shader].name.find("two rows per fragment") != std::string::npos) rows += plan.fragments(d);
+    EXPECT_EQ(rows, 6.0 * 1920 * 540);  // ceil(1079 / 2) rows of texels
+    EXPECT_LT(plan.bytes() / (1024.0 * 1024.0), 33.65);
+    EXPECT_EQ(rowPairs(planOf("edges method=gabor", "rpi3", true)), 0);
+    EXPECT_EQ(rowPairs(planOf("gabor sigma=4 wavelength=8 orientations=6", "tight", true)), 0);
+}
+
 } // namespace
 } // namespace striate
