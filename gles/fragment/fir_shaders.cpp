@@ -261,13 +261,14 @@ namespace {
 /// accumulator (slot 1), in the cpu backend's order: the pair at -/+k summed first
 /// (cpu/neon/lines.cpp); then the tail, if any.
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
-                          const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out, const ShaderTail* tail) {
+                          bool byOffsets, const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out,
+                          const ShaderTail* tail) {
     // The taps are uniforms (tapsUniform()), so every orientation shares the program.
     // A real input under real taps (a recursive Gaussian's response) keeps only the real part.
     const bool real = !in.complex && !out.complex && !tail;
     FragmentWriter w(what + " " + axisName(axis) + " " + std::to_string(count) + " tap pairs" +
                          (withCentre                ? " and the centre"
-                          : readsByOffsets(in)      ? " added"  // the same program from any first tap
+                          : byOffsets               ? " added"  // the same program from any first tap
                                                     : " from " + std::to_string(first) + " added") +
                          (tail ? ", " + tail->name : std::string()),
                      es3);
@@ -280,23 +281,24 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
     // Inputs are read at the pass's texture coordinate plus offsets the draw gives scaled
     // (u_offsets, tapsOffsets(): tap first + i's at component i % 4 of vector i / 4): one
     // addition a fetch.
-    const bool byOffsets = readsByOffsets(in);
     if (byOffsets) {
         w.uniformArray("u_offsets", std::max(1, (count + 3) / 4));
         w.line("vec2 tc = pos * u_texel0;", 2);
     }
+    // Input 0 at texture coordinate `coordinate` (byOffsets) or pixel offset `offset`.
     const auto at = [&](const std::string& coordinate) {
         return codes ? w.fetchCodesNormalised(0, coordinate) : w.fetchNormalised(0, coordinate);
     };
+    const auto atPixel = [&](const std::string& offset) { return codes ? w.fetchCodes(0, offset) : w.fetch(0, offset); };
     const auto offsetAt = [&](int i, const char* sign) {
         if (!byOffsets) {
             const std::string k = std::string(sign) + f(first + i);
-            return w.fetch(0, axis == 0 ? "vec2(" + k + ", 0.0)" : "vec2(0.0, " + k + ")");
+            return atPixel(axis == 0 ? "vec2(" + k + ", 0.0)" : "vec2(0.0, " + k + ")");
         }
         const std::string along = std::string("tc.") + "xy"[axis] + " " + sign + " u_offsets[" + std::to_string(i / 4) + "]." + "xyzw"[i % 4];
         return at(axis == 0 ? "vec2(" + along + ", tc.y)" : "vec2(tc.x, " + along + ")");
     };
-    if (withCentre) w.line("vec2 z = u_taps[0].x * " + (byOffsets ? at("tc") : w.fetch(0, "")) + ";", 1);
+    if (withCentre) w.line("vec2 z = u_taps[0].x * " + (byOffsets ? at("tc") : atPixel("")) + ";", 1);
     else w.line("vec2 z = " + w.fetch(1, "") + ";", 0);
     if (codes) w.line(std::string("z += vec2(u_taps[0].y, ") + (in.complex ? "u_taps[0].y" : "0.0") + ");", 2);
     for (int i = 0; i < count; ++i) {
@@ -320,20 +322,17 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
 } // namespace
 
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
-                          const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out) {
-    return tapsShader(es3, what, first, count, withCentre, axis, in, acc, out, nullptr);
+                          bool byOffsets, const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out) {
+    return tapsShader(es3, what, first, count, withCentre, axis, byOffsets, in, acc, out, nullptr);
 }
 
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
-                          const PlaneFormat& in, const PlaneFormat& acc, const ShaderTail& tail) {
-    return tapsShader(es3, what, first, count, withCentre, axis, in, acc, tail.format, &tail);
+                          bool byOffsets, const PlaneFormat& in, const PlaneFormat& acc, const ShaderTail& tail) {
+    return tapsShader(es3, what, first, count, withCentre, axis, byOffsets, in, acc, tail.format, &tail);
 }
 
 bool takesCodes(const PlaneFormat& in) { return in.kind == PlaneKind::Packed; }
 
-bool readsByOffsets(const PlaneFormat& in) {
-    return in.kind == PlaneKind::Packed || in.kind == PlaneKind::Float || in.kind == PlaneKind::Luma8;
-}
 
 std::vector<float> tapsOffsets(int first, int count, int texels) {
     std::vector<float> offsets(4 * std::max(1, (count + 3) / 4), 0.0f);

@@ -97,11 +97,13 @@ FragmentShader quadRowsColumnsShader(bool es3, const std::string& what, const Qu
 /// Direct Gabor taps of one axis, the centre and `count` pairs from pair `first` on (offsets
 /// -/+first .. -/+(first + count - 1)), or those pairs added to an accumulator (slot 1), in the cpu
 /// backend's order: the pair at -/+k summed first (cpu/neon/lines.cpp). The offsets are constants
-/// of the source: derived from a uniform, vc4 computed every fetch's coordinate ahead and kept it
-/// live (47 fetches failed to register-allocate, 33 ran at 1 thread); as constants the same
-/// shaders use 5 to 11 registers (docs/boards.md).
+/// of the source (pixel offsets, scaled by u_texel in the shader), or with `byOffsets` the
+/// uniforms u_offsets (tapsOffsets()) added to the pass's texture coordinate: one addition a
+/// fetch, and one program from any first pair. (Offsets once derived from a single uniform made
+/// vc4 compute every coordinate ahead and keep it live: 47 fetches failed to register-allocate,
+/// 33 ran at 1 thread; read from u_offsets, every program stays at 2 threads, docs/boards.md.)
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
-                          const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out);
+                          bool byOffsets, const PlaneFormat& in, const PlaneFormat& acc, const PlaneFormat& out);
 
 /// Whether tapsShader reads `in` as its 16-bit codes (a packed plane), the map in the weights.
 bool takesCodes(const PlaneFormat& in);
@@ -109,9 +111,6 @@ bool takesCodes(const PlaneFormat& in);
 /// the codes' summed offset or 0, 0, 0), then (c, s) of two pairs a vector; on codes the taps
 /// times the codes' scale (codeUniform()).
 std::vector<float> tapsUniform(const GaborTaps& taps, int first, int count, bool withCentre, const PlaneFormat& in);
-/// Whether tapsShader reads `in` at texture coordinates plus u_offsets (Luma8, Float and Packed
-/// planes: one addition a fetch where a pixel offset took two operations), else at pixel offsets.
-bool readsByOffsets(const PlaneFormat& in);
 /// tapsShader's u_offsets: taps first .. first + count - 1 as texture-coordinate offsets along an
 /// axis of `texels` texels.
 std::vector<float> tapsOffsets(int first, int count, int texels);
@@ -127,6 +126,6 @@ struct ShaderTail {
 
 /// tapsShader whose value goes through `tail` (its inputs from slot 2) before it is stored.
 FragmentShader tapsShader(bool es3, const std::string& what, int first, int count, bool withCentre, int axis,
-                          const PlaneFormat& in, const PlaneFormat& acc, const ShaderTail& tail);
+                          bool byOffsets, const PlaneFormat& in, const PlaneFormat& acc, const ShaderTail& tail);
 
 } // namespace striate::gles

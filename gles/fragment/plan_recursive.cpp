@@ -198,22 +198,40 @@ FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis
     int k0 = 1;
     do {
         const bool centre = k0 == 1;
-        const auto shader = [&](int count, bool withTail) {
-            return withTail ? tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, tail->shader)
-                            : tapsShader(!packed_, what, k0, count, centre, axis, in.format, out, out);
+        const auto shader = [&](int count, bool withTail, bool byOffsets) {
+            return withTail ? tapsShader(!packed_, what, k0, count, centre, axis, byOffsets, in.format, out, tail->shader)
+                            : tapsShader(!packed_, what, k0, count, centre, axis, byOffsets, in.format, out, out);
         };
-        int count = R - k0 + 1;
-        const bool withTail = tail != nullptr && fits(shader(count, true).cost, limits_.budget);
-        if (!withTail)  // the tail goes with the last pair only
-            count = largestFitting(1, tail ? count - 1 : count,
-                                   [&](int n) { return fits(shader(n, false).cost, limits_.budget); });
+        // The pairs this pass takes, and whether the tail fits with them, in either form.
+        struct Split {
+            int count;
+            bool withTail;
+        };
+        const auto split = [&](bool byOffsets) {
+            Split p{R - k0 + 1, tail != nullptr && fits(shader(R - k0 + 1, true, byOffsets).cost, limits_.budget)};
+            if (!p.withTail)  // the tail goes with the last pair only
+                p.count = largestFitting(1, tail ? p.count - 1 : p.count,
+                                         [&](int n) { return fits(shader(n, false, byOffsets).cost, limits_.budget); });
+            return p;
+        };
+        // Packed inputs are read at offsets the draw gives (vc4: one instruction a fetch fewer)
+        // unless their uniforms leave the pass fewer pairs (tight's budget); float planes at pixel
+        // offsets (llvmpipe ran the offsets' form 10% slower; V3D's passes are bound by fetches).
+        Split taken = split(false);
+        bool byOffsets = false;
+        if (takesCodes(in.format)) {
+            const Split offsets = split(true);
+            if (offsets.count >= taken.count && offsets.withTail >= taken.withTail) taken = offsets, byOffsets = true;
+        }
+        const int count = taken.count;
+        const bool withTail = taken.withTail;
         if (count == 0 && !centre) {
             fail("gles-fragment: not even one tap pair of " + what + " fits the board's budget");
             break;
         }
         Uniforms uniforms;
         uniforms.push_back({"u_taps", tapsUniform(taps, k0, count, centre, in.format)});
-        if (readsByOffsets(in.format)) {
+        if (byOffsets) {
             const Plane& plane = planes_[in.plane];
             uniforms.push_back({"u_offsets", tapsOffsets(k0, count, axis == 0 ? plane.width : plane.height)});
         }
@@ -223,9 +241,9 @@ FragmentPlanner::Value FragmentPlanner::tapsAxis(const GaborTaps& taps, int axis
             inputs.resize(2);  // the tail's inputs from slot 2
             inputs.insert(inputs.end(), tail->inputs.begin(), tail->inputs.end());
             uniforms.insert(uniforms.end(), tail->uniforms.begin(), tail->uniforms.end());
-            return full(shader(count, true), inputs, tail->shader.format, uniforms);
+            return full(shader(count, true, byOffsets), inputs, tail->shader.format, uniforms);
         }
-        const Value next = full(shader(count, false), inputs, out, uniforms);
+        const Value next = full(shader(count, false, byOffsets), inputs, out, uniforms);
         acc = next;
         k0 += count;
     } while (k0 <= R && status_);
