@@ -30,7 +30,7 @@ FragmentWriter::FragmentWriter(std::string name, bool es3) : name_(std::move(nam
 }
 
 void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
-    if (static_cast<int>(inputs_.size()) <= slot) inputs_.resize(slot + 1), shifted_.resize(slot + 1);
+    if (static_cast<int>(inputs_.size()) <= slot) inputs_.resize(slot + 1), shifted_.resize(slot + 1), normalised_.resize(slot + 1);
     inputs_[slot] = f;
     shifted_[slot] = shifted;
     const std::string s = std::to_string(slot);
@@ -71,7 +71,7 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         ++cost_.uniforms;
         declarations_ += "vec2 k" + s + "(vec4 t) { return vec2(dot(t.rg, vec2(65280.0, 255.0)), dot(t.ba, vec2(65280.0, 255.0))); }\n";
         declarations_ += "vec2 c" + s + "(vec2 p) { return k" + s + "(" + t + "); }\n";
-        declarations_ += "vec2 n" + s + "(vec2 t) { return k" + s + "(TEX(s" + s + ", t)); }\n";
+        normalised_[slot] = "vec2 n" + s + "(vec2 t) { return k" + s + "(TEX(s" + s + ", t)); }\n";
         return;
     case PlaneKind::Luma8: value = "vec2(TEXEL.r, 0.0)"; break;
     case PlaneKind::Float: value = f.complex ? "TEXEL.rg" : "vec2(TEXEL.r, 0.0)"; break;
@@ -85,7 +85,7 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         declarations_ += "vec2 d" + s + "(vec4 t) { return k" + s + "(t) * u_code" + s + ".x - vec2(u_code" + s + ".y, " +
                          (f.complex ? "u_code" + s + ".y" : std::string("0.0")) + ");\n}\n";
         declarations_ += "vec2 c" + s + "(vec2 p) { return k" + s + "(" + t + "); }\n";
-        declarations_ += "vec2 n" + s + "(vec2 t) { return k" + s + "(TEX(s" + s + ", t)); }\n";
+        normalised_[slot] = "vec2 n" + s + "(vec2 t) { return k" + s + "(TEX(s" + s + ", t)); }\n";
         value = "d" + s + "(TEXEL)";
         break;
     }
@@ -97,7 +97,7 @@ void FragmentWriter::input(int slot, const PlaneFormat& f, bool shifted) {
         return v;
     };
     declarations_ += "vec2 f" + s + "(vec2 p) { return " + at(t) + "; }\n";
-    declarations_ += "vec2 g" + s + "(vec2 t) { return " + at("TEX(s" + s + ", t)") + "; }\n";
+    normalised_[slot] += "vec2 g" + s + "(vec2 t) { return " + at("TEX(s" + s + ", t)") + "; }\n";
     declarations_ += "vec4 r" + s + "(vec2 p) { return " + t + "; }\n";
 }
 
@@ -149,6 +149,8 @@ std::string FragmentWriter::fetchCodesAt(int slot, const std::string& texel) {
 
 std::string FragmentWriter::fetchNormalised(int slot, const std::string& coordinate) {
     const PlaneFormat& f = inputs_.at(slot);
+    declarations_ += normalised_.at(slot);
+    normalised_[slot].clear();
     cost_.fetches += 1;
     if (f.complex) cost_.wideFetches += 1;
     cost_.alu += 1;  // the coordinate
@@ -158,6 +160,8 @@ std::string FragmentWriter::fetchNormalised(int slot, const std::string& coordin
 
 std::string FragmentWriter::fetchCodesNormalised(int slot, const std::string& coordinate) {
     const PlaneFormat& f = inputs_.at(slot);
+    declarations_ += normalised_.at(slot);
+    normalised_[slot].clear();
     cost_.fetches += 1;
     if (f.complex) cost_.wideFetches += 1;
     cost_.alu += 1 + (f.complex || holdsTwoCodes(f.kind) ? 2 : 1);  // the coordinate, the bytes' sums

@@ -113,6 +113,9 @@ private:
     std::string declarations_, body_;
     std::vector<PlaneFormat> inputs_;
     std::vector<bool> shifted_;
+    /// Per input, the declaration of its fetch at a normalised coordinate (gN, nN), added to the
+    /// source when a fetch first uses it (then cleared).
+    std::vector<std::string> normalised_;
     ShaderCost cost_;
 };
 
