@@ -333,7 +333,6 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
 
 bool takesCodes(const PlaneFormat& in) { return in.kind == PlaneKind::Packed; }
 
-
 std::vector<float> tapsOffsets(int first, int count, int texels) {
     std::vector<float> offsets(4 * std::max(1, (count + 3) / 4), 0.0f);
     for (int i = 0; i < count; ++i) offsets[i] = static_cast<float>(first + i) / static_cast<float>(texels);

@@ -239,7 +239,6 @@ FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, c
     const bool removeDc = gauss.plane >= 0, running = best.plane >= 0;
     const FragmentShader shader = rowPairShader(R, what, h.format, removeDc ? &gauss.format : nullptr,
                                                 running ? &best.format : nullptr);
-    if (!fits(shader.cost, limits_.budget)) return {};
     std::vector<Value> inputs{h};
     if (removeDc) inputs.push_back(gauss);
     if (running) inputs.push_back(best);

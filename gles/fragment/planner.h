@@ -259,7 +259,8 @@ private:
     /// rows 2q and 2q + 1 from `taps` over `h` (2R + 2 fetches where two pixels took 4R + 2),
     /// DC removed (`gauss` times `dcGain`, where `gauss` is a plane), the magnitudes' codes, and
     /// the running maximum with `best` (a RowPair plane, where it is one), into a RowPair plane
-    /// of codes of `bound`. Value{} where the shader is over the board's budget.
+    /// of codes of `bound`. gabor() takes this form where every orientation's program
+    /// (rowPairShader) fits the board's budget.
     Value rowPairVertical(const GaborTaps& taps, const std::string& what, const Value& h, const Value& gauss, double dcGain,
                           const Value& best, double bound);
     /// The RowPair plane's codes a pixel a fragment into a packed real plane (`out`), byte for byte.
