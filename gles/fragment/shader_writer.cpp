@@ -149,23 +149,21 @@ std::string FragmentWriter::fetchCodesAt(int slot, const std::string& texel) {
 
 std::string FragmentWriter::fetchNormalised(int slot, const std::string& coordinate) {
     const PlaneFormat& f = inputs_.at(slot);
-    declarations_ += normalised_.at(slot);
-    normalised_[slot].clear();
-    cost_.fetches += 1;
-    if (f.complex) cost_.wideFetches += 1;
-    cost_.alu += 1;  // the coordinate
-    if (f.kind == PlaneKind::Packed) cost_.alu += f.complex ? 3 : 2;
-    return call('g', slot, coordinate);
+    return atNormalised(slot, 'g', coordinate, f.kind == PlaneKind::Packed ? (f.complex ? 3 : 2) : 0);
 }
 
 std::string FragmentWriter::fetchCodesNormalised(int slot, const std::string& coordinate) {
     const PlaneFormat& f = inputs_.at(slot);
+    return atNormalised(slot, 'n', coordinate, f.complex || holdsTwoCodes(f.kind) ? 2 : 1);  // the bytes' sums
+}
+
+std::string FragmentWriter::atNormalised(int slot, char function, const std::string& coordinate, int decodeAlu) {
     declarations_ += normalised_.at(slot);
     normalised_[slot].clear();
     cost_.fetches += 1;
-    if (f.complex) cost_.wideFetches += 1;
-    cost_.alu += 1 + (f.complex || holdsTwoCodes(f.kind) ? 2 : 1);  // the coordinate, the bytes' sums
-    return call('n', slot, coordinate);
+    if (inputs_[slot].complex) cost_.wideFetches += 1;
+    cost_.alu += 1 + decodeAlu;  // the coordinate, the decode
+    return call(function, slot, coordinate);
 }
 
 std::string FragmentWriter::fetchRaw(int slot, const std::string& offset) {

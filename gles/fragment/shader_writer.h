@@ -107,6 +107,9 @@ public:
     const ShaderCost& cost() const { return cost_; }
 
 private:
+    /// fetchNormalised and fetchCodesNormalised: input `slot` through its function gN or nN.
+    std::string atNormalised(int slot, char function, const std::string& coordinate, int decodeAlu);
+
     std::string name_;
     bool es3_;
     bool rows_ = false;  // four outputs (finishRows)
