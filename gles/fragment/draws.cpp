@@ -133,6 +133,7 @@ void FragmentBackend::runSteps(bool toHost) {
     std::fill(stepRuns_.begin(), stepRuns_.end(), 0);
     floodUploaded_ = 0;
     for (std::size_t k = 0; k < plan_.steps.size(); ++k) {
+        if (toHost && static_cast<int>(k) == plan_.pairedResult) break;  // the host unpairs the rows
         const DrawStep& step = plan_.steps[k];
         if (step.cpuFloodBytesPerPixel > 0) {
             const bool result = toHost && static_cast<int>(k) == plan_.floodResult;

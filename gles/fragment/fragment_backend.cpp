@@ -164,7 +164,8 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     // Host planes for the read-back where the result is not read straight into real_ as R32F
     // (nor given by the flood).
     const bool readsBack = plan_.floodResult < 0;
-    readback8_.resize(packed_ && readsBack ? static_cast<std::size_t>(4) * W * H : 0);
+    // A RowPair result (FragmentPlan::pairedResult): ceil(H / 2) rows of texels.
+    readback8_.resize(packed_ && readsBack ? static_cast<std::size_t>(4) * W * (plan_.pairedResult >= 0 ? (H + 1) / 2 : H) : 0);
     // A QuadRows result is read a layer (a quarter of the rows) at a time.
     std::size_t texels = static_cast<std::size_t>(W) * H;
     if (status_ && plan_.result.format.kind == PlaneKind::QuadRows)
@@ -218,8 +219,20 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
         *out = output(false);
         return glStatus("while processing a frame");
     }
-    glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plan_.result.plane].fbo);
     const PlaneFormat& rf = plan_.result.format;
+    if (plan_.pairedResult >= 0) {
+        // Row y's code in texel (x, y / 2): bytes 0 and 1 where y is even, 2 and 3 where odd.
+        glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plan_.pairedRows].fbo);
+        readPixels(info_.pixelStore, 0, 0, W, (H + 1) / 2, GL_RGBA, GL_UNSIGNED_BYTE, readback8_.data());
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                const std::size_t i = 4 * (static_cast<std::size_t>(y / 2) * W + x) + 2 * (y % 2);
+                real_.at(x, y) = static_cast<float>(decodePacked(readback8_[i], readback8_[i + 1], rf));
+            }
+        *out = output(false);
+        return glStatus("while processing a frame");
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plan_.result.plane].fbo);
     if (rf.kind == PlaneKind::QuadRows) {
         // Row y is texel row y / 4 of layer y % 4, its pixels in order (and up to three past the
         // last).

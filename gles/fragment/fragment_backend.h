@@ -54,10 +54,11 @@ public:
     const std::vector<FragmentShader>& shaders() const { return plan_.shaders; }
     bool packed() const { return packed_; }
     /// How process() reads the result back: "R32F", "RGBA float" (the format every float target
-    /// reads as) or "RGBA8 packed".
+    /// reads as), "RGBA8 packed", or its row pairs.
     const char* readbackFormat() const {
-        return plan_.floodResult >= 0 ? "the hysteresis's classes (the flood gives the result)"
-               : packed_             ? "RGBA8 packed"
+        return plan_.floodResult >= 0    ? "the hysteresis's classes (the flood gives the result)"
+               : plan_.pairedResult >= 0 ? "RGBA8 packed, two rows a texel (the host unpairs them)"
+               : packed_                 ? "RGBA8 packed"
                : plan_.redResult > 0 ? "R32F"
                                      : "RGBA float";
     }

@@ -32,7 +32,9 @@ PlanEstimate estimatePlan(const FragmentPlan& plan, const GpuSpeed& speed) {
     PlanEstimate e;
     if (speed.qpus <= 0 || speed.clockMHz <= 0 || speed.tmus <= 0 || speed.bandwidthGBs <= 0) return e;
     const double clock = speed.clockMHz * 1e6;
-    const std::size_t steps = plan.floodResult >= 0 ? static_cast<std::size_t>(plan.floodResult) + 1 : plan.steps.size();
+    const std::size_t steps = plan.floodResult >= 0    ? static_cast<std::size_t>(plan.floodResult) + 1
+                              : plan.pairedResult >= 0 ? static_cast<std::size_t>(plan.pairedResult)
+                                                       : plan.steps.size();
     for (std::size_t k = 0; k < steps; ++k)
         for (const Draw& d : plan.steps[k].passes) {
             if (d.shader < 0) continue;

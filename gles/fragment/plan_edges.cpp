@@ -258,7 +258,9 @@ FragmentPlanner::Value FragmentPlanner::unpairRows(const Value& rows, const Plan
     FragmentWriter w("gabor.rows unpaired", false);
     w.input(0, rows.format);
     w.line("vec4 t = " + w.fetchRawAt(0, "vec2(pos.x, floor(pos.y * 0.5) + 0.5)") + ";", 2);
-    return full(w.finishRaw("fract(pos.y * 0.5) < 0.5 ? vec4(t.rg, 0.0, 1.0) : vec4(t.ba, 0.0, 1.0)"), {rows}, out);
+    const Value v = full(w.finishRaw("fract(pos.y * 0.5) < 0.5 ? vec4(t.rg, 0.0, 1.0) : vec4(t.ba, 0.0, 1.0)"), {rows}, out);
+    unpaired_ = Unpaired{static_cast<int>(steps_.size()) - 1, v.plane, rows.plane};
+    return v;
 }
 
 FragmentPlanner::Value FragmentPlanner::stage(const EdgeStagePlan& plan, const Value& in) {

@@ -65,7 +65,7 @@ void FragmentPlanner::share() {
         kindOf.push_back(static_cast<int>(it - kinds.begin()));
     }
     const int red = plan_->redResult > 0 ? plan_->redResult : -1;
-    const Sharing s = sharePlanes(steps_, kindOf, PlaneEnds{{}, {plan_->result.plane, red}, {plan_->luma}},
+    const Sharing s = sharePlanes(steps_, kindOf, PlaneEnds{{}, {plan_->result.plane, red, plan_->pairedRows}, {plan_->luma}},
                                   [](Draw& d, auto&& plane) {
                                       for (int& p : d.inputs) plane(p);
                                       plane(d.target);
@@ -83,6 +83,7 @@ void FragmentPlanner::share() {
     plan_->luma = s.remap(plan_->luma);
     plan_->result.plane = s.remap(plan_->result.plane);
     if (plan_->redResult > 0) plan_->redResult = s.remap(plan_->redResult);
+    if (plan_->pairedRows >= 0) plan_->pairedRows = s.remap(plan_->pairedRows);
     planes_ = std::move(shared);
 }
 
@@ -268,6 +269,13 @@ void FragmentPlanner::planChain(const Chain& chain) {
             }
         PassInfo& output = passes_.back();
         output.grid = "1 draw into a texture (a frame in system memory: none, the flood gives the result)" +
+                      output.grid.substr(output.grid.find(';'));
+    }
+    if (unpaired_.plane >= 0 && unpaired_.plane == v.plane && unpaired_.step == static_cast<int>(steps_.size()) - 1) {
+        plan_->pairedResult = unpaired_.step;
+        plan_->pairedRows = unpaired_.rows;
+        PassInfo& output = passes_.back();
+        output.grid = "1 draw into a texture (a frame in system memory: none, the host unpairs the rows it reads back)" +
                       output.grid.substr(output.grid.find(';'));
     }
     // A real float result is an R32F plane: read straight into the output where the driver reads

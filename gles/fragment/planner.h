@@ -104,6 +104,12 @@ struct FragmentPlan {
     /// step after it. Such a frame uploads no classes and runs no step after it, and reads nothing
     /// back but the classes; a frame into a texture runs every step. -1: none.
     int floodResult = -1;
+    /// The step that unpairs a packed bank's RowPair maximum (unpairRows) where its plane is the
+    /// chain's result: a frame in system memory stops before it and reads the RowPair plane
+    /// (`pairedRows`, ceil(H / 2) rows of texels, half the bytes) and unpairs it on the host; a
+    /// frame into a texture runs it. -1: none.
+    int pairedResult = -1;
+    int pairedRows = -1;
     bool complexOutput = false;
     Status status;  ///< ok, or the first planning failure (a shader over the budget, a cascade too long)
     /// On a board with a speed (GpuLimits::speed): the forms the planner chose by the board's
@@ -318,6 +324,11 @@ private:
     struct FloodOutput {
         int step = -1, plane = -1;
     } edgesFromFlood_;
+    /// The last unpairRows: its step, its output's plane and the RowPair plane it reads
+    /// (FragmentPlan::pairedResult where that output is the chain's result).
+    struct Unpaired {
+        int step = -1, plane = -1, rows = -1;
+    } unpaired_;
     /// The widest strip whose section shaders fit the budget, by what they depend on
     /// (section()): found by generating shaders, so kept for every candidate plan of a
     /// chooseByEstimate() (it hands its map to them).

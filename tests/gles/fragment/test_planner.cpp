@@ -245,6 +245,14 @@ TEST(Planner, PackedBankRunsItsVerticalPassesTwoRowsAFragment) {
             if (plan.shaders[d.shader].name.find("two rows per fragment") != std::string::npos) rows += plan.fragments(d);
     EXPECT_EQ(rows, 6.0 * 1920 * 540);  // ceil(1079 / 2) rows of texels
     EXPECT_LT(plan.bytes() / (1024.0 * 1024.0), 33.65);
+    // As the chain's result, a frame in system memory stops before the unpairing (the host
+    // unpairs the rows it reads back); followed by a stage, the unpairing runs.
+    EXPECT_EQ(plan.pairedResult, static_cast<int>(plan.steps.size()) - 1);
+    EXPECT_GE(plan.pairedRows, 0);
+    const gles::FragmentPlan followed = planOf("gabor sigma=4 wavelength=8 orientations=6 ! blur sigma=1", "rpi3", true);
+    ASSERT_TRUE(followed.status) << followed.status.message();
+    EXPECT_EQ(rowPairs(followed), 6);
+    EXPECT_EQ(followed.pairedResult, -1);
     EXPECT_EQ(rowPairs(planOf("edges method=gabor", "rpi3", true)), 0);
     EXPECT_EQ(rowPairs(planOf("gabor sigma=4 wavelength=8 orientations=6", "tight", true)), 0);
 }
