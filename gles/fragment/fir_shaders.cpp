@@ -306,10 +306,7 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
         w.line("vec2 " + a + " = " + offsetAt(i, "-") + ", " + b + " = " + offsetAt(i, "+") + ";", 1);
         const std::string tap = "u_taps[" + std::to_string(1 + i / 2) + "]" + (i % 2 ? ".zw" : ".xy");
         if (in.complex) {
-            w.line("z.x = z.x + (" + a + ".x + " + b + ".x) * " + tap + ".x;", 2);
-            w.line("z.x = z.x - (" + a + ".y - " + b + ".y) * " + tap + ".y;", 2);
-            w.line("z.y = z.y + (" + a + ".y + " + b + ".y) * " + tap + ".x;", 2);
-            w.line("z.y = z.y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
+            addComplexPair(w, "z", a, b, tap);
         } else {
             w.line("z.x = z.x + (" + a + ".x + " + b + ".x) * " + tap + ".x;", 2);
             if (!real) w.line("z.y = z.y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
@@ -332,6 +329,14 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
 }
 
 bool takesCodes(const PlaneFormat& in) { return in.kind == PlaneKind::Packed; }
+
+void addComplexPair(FragmentWriter& w, const std::string& z, const std::string& a, const std::string& b,
+                    const std::string& tap) {
+    w.line(z + ".x = " + z + ".x + (" + a + ".x + " + b + ".x) * " + tap + ".x;", 2);
+    w.line(z + ".x = " + z + ".x - (" + a + ".y - " + b + ".y) * " + tap + ".y;", 2);
+    w.line(z + ".y = " + z + ".y + (" + a + ".y + " + b + ".y) * " + tap + ".x;", 2);
+    w.line(z + ".y = " + z + ".y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
+}
 
 std::vector<float> tapsOffsets(int first, int count, int texels) {
     std::vector<float> offsets(4 * std::max(1, (count + 3) / 4), 0.0f);

@@ -107,6 +107,10 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
 
 /// Whether tapsShader reads `in` as its 16-bit codes (a packed plane), the map in the weights.
 bool takesCodes(const PlaneFormat& in);
+/// Adds to complex `z` the symmetric tap pair `tap` (vec2: c, s) over complex samples `a` at -k
+/// and `b` at +k (GLSL names), as tapsShader and the bank's row pairs sum them.
+void addComplexPair(FragmentWriter& w, const std::string& z, const std::string& a, const std::string& b,
+                    const std::string& tap);
 /// tapsShader's `u_taps` for pairs first..first + count - 1 of `taps` read from `in`: (c_0 or 0,
 /// the codes' summed offset or 0, 0, 0), then (c, s) of two pairs a vector; on codes the taps
 /// times the codes' scale (codeUniform()).

@@ -88,11 +88,8 @@ FragmentShader rowPairShader(int R, const std::string& what, const PlaneFormat& 
     for (int k = 1; k <= R; ++k) {
         const std::string t = "u_taps[" + std::to_string(1 + (k - 1) / 2) + "]" + ((k - 1) % 2 ? ".zw" : ".xy");
         for (int r = 0; r < 2; ++r) {
-            const std::string z = r == 0 ? "z0" : "z1", a = row(r - k), b = row(r + k);
-            w.line(z + ".x = " + z + ".x + (" + a + ".x + " + b + ".x) * " + t + ".x;", 2);
-            w.line(z + ".x = " + z + ".x - (" + a + ".y - " + b + ".y) * " + t + ".y;", 2);
-            w.line(z + ".y = " + z + ".y + (" + a + ".y + " + b + ".y) * " + t + ".x;", 2);
-            w.line(z + ".y = " + z + ".y + (" + a + ".x - " + b + ".x) * " + t + ".y;", 2);
+            const std::string a = row(r - k), b = row(r + k);
+            addComplexPair(w, r == 0 ? "z0" : "z1", a, b, t);
         }
     }
     if (removeDc) {
@@ -145,10 +142,9 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
         GaborTaps t = o.mirrorsPrevious ? o.tyOnPartner : o.ty;
         if (plan.recursive) rowPairs = response(o.mirrorsPrevious ? o.yOnPartner : o.y, false, &t);
         const PlaneFormat complexPacked{PlaneKind::Packed, true, 1, false}, rows{PlaneKind::RowPair, false, 1, true};
-        rowPairs = rowPairs && fits(rowPairShader(static_cast<int>(t.c.size()) - 1, what, complexPacked, plan.removeDc ? &gauss.format : nullptr,
-                                                  k > 0 ? &rows : nullptr)
-                                        .cost,
-                                    limits_.budget);
+        const FragmentShader shader = rowPairShader(static_cast<int>(t.c.size()) - 1, what, complexPacked,
+                                                    plan.removeDc ? &gauss.format : nullptr, k > 0 ? &rows : nullptr);
+        rowPairs = rowPairs && fits(shader.cost, limits_.budget);
         rowTaps.push_back(std::move(t));
     }
     for (std::size_t k = 0; k < plan.bank.size() && status_; ++k) {

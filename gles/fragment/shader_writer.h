@@ -122,7 +122,7 @@ private:
     ShaderCost cost_;
 };
 
-/// Whether a plane of `kind` holds 16-bit codes (Packed, Pair): its draws set u_codeN as an input
+/// Whether a plane of `kind` holds 16-bit codes (Packed, Pair, RowPair): its draws set u_codeN as an input
 /// and u_out as the output.
 inline bool holdsCodes(PlaneKind kind) {
     return kind == PlaneKind::Packed || kind == PlaneKind::Pair || kind == PlaneKind::RowPair;

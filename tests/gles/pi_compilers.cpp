@@ -90,6 +90,9 @@ std::vector<std::string> matrix(bool quick) {
     for (int n : {1, 4, 8, 12}) chains.insert("edges method=gabor orientations=" + std::to_string(n));
     // Chained stages.
     chains.insert("blur sigma=2 ! gabor sigma=4 wavelength=8 orientations=6");
+    // A bank followed by a stage: a packed bank's unpairing draws in system memory (as the chain's
+    // result it runs only into a texture, FragmentPlan::pairedResult).
+    chains.insert("gabor sigma=4 wavelength=8 orientations=6 ! blur sigma=2");
     chains.insert("blur sigma=2 ! gabor sigma=4 wavelength=10 orientation=30 ! blur sigma=2");
     chains.insert("blur sigma=8 ! edges");
     chains.insert("blur sigma=2 ! threshold sigma=6 offset=0.01");
