@@ -51,14 +51,15 @@ void unitTable(FragmentWriter& w, FragmentPlanner::Uniforms* uniforms) {
     uniforms->push_back({"u_unit", std::vector<float>(unit.begin(), unit.end())});
 }
 
-/// FragmentPlanner::rowPairVertical's program: R tap pairs over the complex packed plane `h`,
-/// DC removed where `gauss` is given, the running maximum where `best` is.
-FragmentShader rowPairShader(int R, const std::string& what, const PlaneFormat& h, const PlaneFormat* gauss,
-                             const PlaneFormat* best) {
-    const bool removeDc = gauss != nullptr, running = best != nullptr;
-    FragmentWriter w(what + " y " + std::to_string(R) +
-                         " tap pairs and the centre, two rows per fragment, gabor.combine bank maximum" +
-                         (running ? " (running)" : ""),
+/// FragmentPlanner::rowPairVertical's program: R tap pairs over the packed plane `h` (complex,
+/// or real where the horizontal pass had no frequency), complex taps or real ones (`realTaps`:
+/// no frequency along y), DC removed where `gauss` is given, the running maximum where `best` is.
+FragmentShader rowPairShader(int R, bool realTaps, const std::string& what, const PlaneFormat& h,
+                             const PlaneFormat* gauss, const PlaneFormat* best) {
+    const bool removeDc = gauss != nullptr, running = best != nullptr, realInput = !h.complex;
+    FragmentWriter w(what + " y " + std::to_string(R) + " tap pairs and the centre" +
+                         (realInput ? " on a real plane" : "") + (realTaps ? ", real taps" : "") +
+                         ", two rows per fragment, gabor.combine bank maximum" + (running ? " (running)" : ""),
                      false);
     w.input(0, h);
     const int dcSlot = 1, bestSlot = removeDc ? 2 : 1;
@@ -83,13 +84,22 @@ FragmentShader rowPairShader(int R, const std::string& what, const PlaneFormat& 
         return name;
     };
     // The centres, then tap pairs k = 1 .. R in tapsShader's order (the same sums).
+    // A real plane's codes are in x (the offsets of the codes' map too: the differences have none).
     w.line("vec2 z0 = u_taps[0].x * " + row(0) + ", z1 = u_taps[0].x * " + row(1) + ";", 2);
-    w.line("z0 += vec2(u_taps[0].y); z1 += vec2(u_taps[0].y);", 4);
+    w.line(realInput ? "z0.x += u_taps[0].y; z1.x += u_taps[0].y;" : "z0 += vec2(u_taps[0].y); z1 += vec2(u_taps[0].y);",
+           realInput ? 2 : 4);
     for (int k = 1; k <= R; ++k) {
         const std::string t = "u_taps[" + std::to_string(1 + (k - 1) / 2) + "]" + ((k - 1) % 2 ? ".zw" : ".xy");
         for (int r = 0; r < 2; ++r) {
-            const std::string a = row(r - k), b = row(r + k);
-            addComplexPair(w, r == 0 ? "z0" : "z1", a, b, t);
+            const std::string z = r == 0 ? "z0" : "z1", a = row(r - k), b = row(r + k);
+            if (!realInput && !realTaps) {
+                addComplexPair(w, z, a, b, t);
+            } else if (!realInput) {
+                w.line(z + " += (" + a + " + " + b + ") * " + t + ".x;", 6);
+            } else {
+                w.line(z + ".x += (" + a + ".x + " + b + ".x) * " + t + ".x;", 3);
+                if (!realTaps) w.line(z + ".y += (" + a + ".x - " + b + ".x) * " + t + ".y;", 3);
+            }
         }
     }
     if (removeDc) {
@@ -115,6 +125,7 @@ FragmentShader rowPairShader(int R, const std::string& what, const PlaneFormat& 
 FragmentPlanner::Value FragmentPlanner::stage(const GaborStagePlan& plan, const Value& in) { return gabor(plan.gabor, in); }
 
 FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value& in) {
+    if (const Value v = rowPairBank(plan, in); v.plane >= 0 || !status_) return v;
     // The DC plane reaches the output times K = K_x K_y (docs/algorithms.md 3.4): its response's
     // cut follows the largest |K| at this frequency over every orientation (GaborPlan::dcWeightBound),
     // so that a new orientation plans the same programs (a property changed while playing
@@ -131,29 +142,8 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
     Value best;  // bank: running maximum, and for edges the winner's sector in the imaginary part
     Value result;
     Value h;  // the last horizontal pass, which a mirror shares
-    // A bank of magnitudes on packed planes: each vertical pass two rows a fragment where every
-    // orientation's response form fits the budget (rowPairVertical), the maximum in RowPair
-    // planes, unpaired at the end.
-    const std::string what = plan.recursive ? "recursive.response" : "gabor.direct";
-    std::vector<GaborTaps> rowTaps;
-    bool rowPairs = packed_ && plan.sink == GaborSink::MaxMagnitude && plan.bank.size() > 1;
-    for (std::size_t k = 0; k < plan.bank.size() && rowPairs; ++k) {
-        const GaborOrientationPlan& o = plan.bank[k];
-        GaborTaps t = o.mirrorsPrevious ? o.tyOnPartner : o.ty;
-        if (plan.recursive) rowPairs = response(o.mirrorsPrevious ? o.yOnPartner : o.y, false, &t);
-        const PlaneFormat complexPacked{PlaneKind::Packed, true, 1, false}, rows{PlaneKind::RowPair, false, 1, true};
-        const FragmentShader shader = rowPairShader(static_cast<int>(t.c.size()) - 1, what, complexPacked,
-                                                    plan.removeDc ? &gauss.format : nullptr, k > 0 ? &rows : nullptr);
-        rowPairs = rowPairs && fits(shader.cost, limits_.budget);
-        rowTaps.push_back(std::move(t));
-    }
     for (std::size_t k = 0; k < plan.bank.size() && status_; ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
-        if (rowPairs) {
-            if (!o.mirrorsPrevious) h = plan.recursive ? recursive(o.x, 0, in, true) : tapsAxis(o.tx, 0, in, true, what);
-            best = rowPairVertical(rowTaps[k], what, h, gauss, o.dcGain, k > 0 ? best : Value{}, bound);
-            continue;
-        }
         // The stage's output from z (docs/algorithms.md 3.1, 3.4): DC removed first. u_combine: the
         // DC gain K_x K_y, this orientation's sector (scaled), the packed strength step. It ends
         // the vertical pass's last draw where that fits the budget, so z is never stored.
@@ -225,15 +215,95 @@ FragmentPlanner::Value FragmentPlanner::gabor(const GaborPlan& plan, const Value
         }
         if (bank) best = result;
     }
-    if (rowPairs && status_) return unpairRows(best, planeFormat(false, bound, true));
     return result;
 }
 
-FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, const std::string& what, const Value& h,
-                                                        const Value& gauss, double dcGain, const Value& best, double bound) {
+FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const Value& in) {
+    if (!packed_ || plan.sink != GaborSink::MaxMagnitude || plan.bank.size() < 2) return {};
+    const std::string what = plan.recursive ? "recursive.response" : "gabor.direct";
+    // Each orientation's taps (recursive: its responses). An axis free of frequency (0 or 90
+    // degrees, recursive) runs the Gaussian's real taps, so the other axis takes the DC's removal,
+    // K times the Gaussian's taps less, since the free axis's taps are the Gaussian's
+    // (GaborOrientationPlan::along does so for the direct form): no DC plane read, half the
+    // arithmetic of a complex pass. A real horizontal pass is the DC plane's, shared.
+    struct Member {
+        const GaborOrientationPlan* o;
+        GaborTaps x, y;  // x: unused by a mirror, which reads its partner's horizontal pass
+        bool realX = false, realY = false;
+    };
+    std::vector<Member> members;
+    bool dcPlane = false;  // some orientation reads the DC plane
+    for (const GaborOrientationPlan& o : plan.bank) {
+        Member m{&o, o.tx, o.mirrorsPrevious ? o.tyOnPartner : o.ty};
+        if (plan.recursive &&
+            !(response(o.x, false, &m.x) && response(o.mirrorsPrevious ? o.yOnPartner : o.y, false, &m.y)))
+            return {};
+        m.realX = plan.recursive && !o.mirrorsPrevious && std::abs(o.wx) < kNoFrequency;
+        m.realY = plan.recursive && std::abs(o.wy) < kNoFrequency;
+        const auto fold = [&](GaborTaps& along, const GaborTaps& gaussian) {
+            if (along.c.size() < gaussian.c.size()) along.c.resize(gaussian.c.size()), along.s.resize(gaussian.c.size());
+            for (std::size_t t = 0; t < gaussian.c.size(); ++t) along.c[t] -= o.dcGain * gaussian.c[t];
+        };
+        if (m.realX) std::fill(m.x.s.begin(), m.x.s.end(), 0.0f);
+        if (m.realY) std::fill(m.y.s.begin(), m.y.s.end(), 0.0f);
+        if (plan.removeDc && m.realY) fold(m.x, m.y);
+        else if (plan.removeDc && m.realX) fold(m.y, m.x);
+        else dcPlane = dcPlane || plan.removeDc;
+        members.push_back(std::move(m));
+    }
+    // A real horizontal pass runs first: the DC plane's vertical pass reads it where the DC blur
+    // is the same recursion (its response the same taps), and it is freed once its own vertical
+    // pass has run, so the bank holds no more planes than before.
+    const auto shared = std::find_if(members.begin(), members.end(), [](const Member& m) { return m.realX; });
+    if (shared != members.end()) std::rotate(members.begin(), shared, shared + 1);
+    const auto* dcRecursion = std::get_if<RecursiveBlur>(&plan.dcBlur.method);
+    GaborTaps dcTaps;
+    const bool dcShared = dcPlane && shared != members.end() && dcRecursion &&
+                          response(dcRecursion->cascade, false, &dcTaps) && dcTaps.c.size() == members[0].x.c.size() &&
+                          std::equal(dcTaps.c.begin(), dcTaps.c.end(), members[0].x.c.begin(),
+                                     [](float a, float b) { return std::abs(a - b) <= 1e-7f; });
+    // Every program must fit the board's budget, else the per-pixel passes run.
+    const PlaneFormat complexPacked{PlaneKind::Packed, true, 1, false}, realPacked{PlaneKind::Packed, false, 1, false},
+        rows{PlaneKind::RowPair, false, 1, true};
+    for (std::size_t k = 0; k < members.size(); ++k) {
+        const Member& m = members[k];
+        const bool readsDc = dcPlane && !m.realX && !m.realY;
+        const FragmentShader shader = rowPairShader(static_cast<int>(m.y.c.size()) - 1, m.realY, what,
+                                                    m.realX ? realPacked : complexPacked,
+                                                    readsDc ? &realPacked : nullptr, k > 0 ? &rows : nullptr);
+        if (!fits(shader.cost, limits_.budget)) return {};
+    }
+    Value h, gauss;
+    // A real horizontal pass is named apart from the complex ones of its length.
+    const std::string gaussian = "recursive.gaussian";
+    if (dcShared) {
+        h = tapsAxis(members[0].x, 0, in, false, gaussian);
+        gauss = recursive(dcRecursion->cascade, 1, h, false, nullptr, plan.dcWeightBound);
+    } else if (dcPlane) {
+        gauss = blur(plan.dcBlur, in, plan.dcWeightBound);
+    }
+    // One bound for every orientation: the bank's running maximum is re-encoded at each step.
+    double bound = 0;
+    for (const Member& m : members)
+        bound = std::max(bound, in.format.bound * tapsL1(m.x) * tapsL1(m.y) +
+                                    (dcPlane && !m.realX && !m.realY ? std::abs(m.o->dcGain) * gauss.format.bound : 0.0));
+    Value best;
+    for (std::size_t k = 0; k < members.size() && status_; ++k) {
+        const Member& m = members[k];
+        if (!(k == 0 && dcShared) && !m.o->mirrorsPrevious)
+            h = tapsAxis(m.x, 0, in, !m.realX, m.realX ? gaussian : what);
+        const bool readsDc = dcPlane && !m.realX && !m.realY;
+        best = rowPairVertical(m.y, m.realY, what, h, readsDc ? gauss : Value{}, m.o->dcGain, best, bound);
+    }
+    return status_ ? unpairRows(best, planeFormat(false, bound, true)) : Value{};
+}
+
+FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, bool realTaps, const std::string& what,
+                                                        const Value& h, const Value& gauss, double dcGain, const Value& best,
+                                                        double bound) {
     const int R = static_cast<int>(taps.c.size()) - 1;
     const bool removeDc = gauss.plane >= 0, running = best.plane >= 0;
-    const FragmentShader shader = rowPairShader(R, what, h.format, removeDc ? &gauss.format : nullptr,
+    const FragmentShader shader = rowPairShader(R, realTaps, what, h.format, removeDc ? &gauss.format : nullptr,
                                                 running ? &best.format : nullptr);
     std::vector<Value> inputs{h};
     if (removeDc) inputs.push_back(gauss);

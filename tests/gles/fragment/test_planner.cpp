@@ -181,19 +181,25 @@ TEST(Planner, PlansAt1080pHoldIssue28sMemoryTargets) {
 TEST(Planner, PackedBankSharesMirrorsHorizontalPassesWithinTheSameMemory) {
     // On packed planes (rpi3) the combine ends the vertical pass's draw, so z is never stored and a
     // mirror (30 and 150, 60 and 120 degrees) shares its partner's horizontal pass with no plane
-    // more at the peak: four horizontal passes for six orientations (and the DC plane's blur, one
-    // more of each axis), no combine draw of its own.
+    // more at the peak. 90 degrees' horizontal pass has no frequency: the Gaussian's, real, which
+    // the DC plane's vertical pass reads too; 0 degrees' vertical taps are real. Both fold the DC's
+    // removal into their other axis's taps, so neither reads the DC plane. Four horizontal passes
+    // for six orientations and the DC plane, no combine draw of its own.
     const gles::FragmentPlan plan = planOf("gabor sigma=4 wavelength=8 orientations=6", "rpi3", true, FrameFormat{640, 480});
     ASSERT_TRUE(plan.status) << plan.status.message();
     expectWellFormed(plan, "rpi3");
-    EXPECT_EQ(passesNamed(plan, "recursive.response x"), 4 + 1);
+    EXPECT_EQ(passesNamed(plan, "recursive.response x"), 3);
+    EXPECT_EQ(passesNamed(plan, "recursive.gaussian x"), 1);
     EXPECT_EQ(passesNamed(plan, "recursive.response y"), 6 + 1);
     EXPECT_EQ(passesNamed(plan, "gabor.combine"), 0);
+    EXPECT_EQ(passesNamed(plan, "recursive.response y 19 tap pairs and the centre on a real plane, two rows"), 1);
+    EXPECT_EQ(passesNamed(plan, "recursive.response y 19 tap pairs and the centre, real taps, two rows"), 1);
     // The response's cut follows the packed budget (docs/algorithms.md, "the response form"): 19
-    // pairs an axis at sigma 4, where float planes take 29; the DC plane's, weighted by its K
-    // (at most 0.024 over the orientations), 11.
-    EXPECT_EQ(passesNamed(plan, "recursive.response x 19 tap pairs and the centre"), 4);
-    EXPECT_EQ(passesNamed(plan, "recursive.response x 11 tap pairs and the centre"), 1);
+    // pairs an axis at sigma 4, where float planes take 29; the DC plane's vertical pass, weighted
+    // by its K (at most 0.024 over the orientations), 11.
+    EXPECT_EQ(passesNamed(plan, "recursive.response x 19 tap pairs and the centre"), 3);
+    EXPECT_EQ(passesNamed(plan, "recursive.gaussian x 19 tap pairs and the centre"), 1);
+    EXPECT_EQ(passesNamed(plan, "recursive.response y 11 tap pairs and the centre"), 1);
     EXPECT_EQ(passesNamed(planOf("gabor sigma=4 wavelength=8 orientation=30", "host", false), "recursive.response x 29 tap pairs"), 1);
     // 33.6 MiB at 1080p, as with one horizontal pass an orientation and the combine a draw.
     const gles::FragmentPlan large = planOf("gabor sigma=4 wavelength=8 orientations=6", "rpi3", true, FrameFormat{1920, 1080});
