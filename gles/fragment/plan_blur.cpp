@@ -92,13 +92,6 @@ void FragmentPlanner::intoLeftPart(Draw& d, int width) const {
     }
 }
 
-void FragmentPlanner::intoTopPart(Draw& d, int height) const {
-    if (height < planes_[d.target].height) {
-        d.w = format_.width;
-        d.h = height;
-    }
-}
-
 FragmentPlanner::Value FragmentPlanner::pyramidBox(const ExtendedBox& box, int axis, const Value& in, int length, int shift,
                                                    int outShift, int outWidth, int outHeight) {
     const Pyramid p = pyramidOf(length);

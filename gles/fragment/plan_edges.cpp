@@ -312,8 +312,9 @@ FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, b
                             {"u_offsets", tapsOffsets(-R, 2 * R + 2, planes_[h.plane].height)},
                             {"u_combine", {static_cast<float>(dcGain), 0.0f, static_cast<float>(bound / 65535),
                                            static_cast<float>(65535 / bound)}}};
-    const Value v = full(shader, inputs, PlaneFormat{PlaneKind::RowPair, false, bound, true}, uniforms);
-    intoTopPart(steps_.back().passes.back(), (format_.height + 1) / 2);
+    // A plane of half the frame's rows: the bank's peak holds two (the maximum read and written).
+    const Value v = full(shader, inputs, PlaneFormat{PlaneKind::RowPair, false, bound, true}, uniforms, format_.width,
+                         (format_.height + 1) / 2);
     steps_.back().passes.back().readsInputsWhole = true;
     return v;
 }

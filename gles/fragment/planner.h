@@ -303,8 +303,6 @@ private:
     /// narrower than the frame (edge classes, a Pair plane) drawn into the left part of a
     /// frame-sized one, the kind the packed values take, so that it shares their storage.
     void intoLeftPart(Draw& d, int width) const;
-    /// The same for the first `height` rows (a RowPair plane).
-    void intoTopPart(Draw& d, int height) const;
 
     GpuLimits limits_;
     FragmentOptions options_;

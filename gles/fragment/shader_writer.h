@@ -32,9 +32,9 @@ enum class PlaneKind {
     /// a texel at a time: fetchCodes gives both pixels' codes.
     Pair,
     /// Two rows of a packed real plane a texel: pixel (x, 2i + j) as the 16-bit code in rg
-    /// (j = 0) or ba (j = 1) of RGBA8 texel (x, i), drawn into the top part of a frame-sized
-    /// plane (FragmentPlanner::rowPairVertical: a bank's running maximum). Read a texel at a
-    /// time: fetchCodes gives both pixels' codes.
+    /// (j = 0) or ba (j = 1) of RGBA8 texel (x, i), a plane of ceil(H / 2) rows
+    /// (FragmentPlanner::rowPairVertical: a bank's running maximum). Read a texel at a time:
+    /// fetchCodes gives both pixels' codes.
     RowPair,
 };
 
