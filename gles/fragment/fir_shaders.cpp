@@ -203,6 +203,42 @@ FragmentShader quadPackShader(bool es3, const PlaneFormat& in, int pad) {
     return w.finishRaw(v);
 }
 
+FragmentShader phaseShader(const std::string& what, int R, bool complexOut, const PlaneFormat& out) {
+    const int P = quadPad(R), texels = 2 * P + 1;
+    FragmentWriter w(what + " x " + std::to_string(R) + " tap pairs and the centre, four pixels a fetch, a draw a phase",
+                     false);
+    w.input(0, PlaneFormat{PlaneKind::Quad8, false, 1, true});
+    w.uniformArray("u_wre", texels);
+    if (complexOut) w.uniformArray("u_wim", texels);
+    w.uniformArray("u_offsets", (texels + 3) / 4);
+    w.uniform("u_phase");
+    w.line("vec2 tc = vec2(pos.x + u_phase.x, pos.y) * u_texel0;", 3);
+    w.line("vec2 z = vec2(0.0);", 0);
+    for (int m = 0; m < texels; ++m) {
+        const std::string i = std::to_string(m);
+        w.line("vec4 " + named("t", m) + " = " +
+                   w.fetchRawNormalised(0, "vec2(tc.x + u_offsets[" + std::to_string(m / 4) + "]." + "xyzw"[m % 4] + ", tc.y)") +
+                   ";",
+               0);
+        w.line("z.x += dot(" + named("t", m) + ", u_wre[" + i + "]);", 8);
+        if (complexOut) w.line("z.y += dot(" + named("t", m) + ", u_wim[" + i + "]);", 8);
+    }
+    return w.finish(complexOut ? "z" : "vec2(z.x, 0.0)", out);
+}
+
+std::vector<float> phaseWeights(const GaborTaps& taps, int k, bool imaginary) {
+    const int R = static_cast<int>(taps.c.size()) - 1, P = quadPad(R);
+    std::vector<float> u(static_cast<std::size_t>(4 * (2 * P + 1)), 0.0f);
+    for (int m = -P; m <= P; ++m)
+        for (int l = 0; l < 4; ++l) {
+            // tapsShader: c_t (a + b) + i s_t (a - b), a the pixel at -t and b at +t.
+            const int d = 4 * m + l - k, t = std::abs(d);
+            if (t > R) continue;
+            u[static_cast<std::size_t>(4 * (m + P) + l)] = !imaginary ? taps.c[t] : d < 0 ? taps.s[t] : d > 0 ? -taps.s[t] : 0.0f;
+        }
+    return u;
+}
+
 /// The horizontal pass from a padded Quad plane (quadPackShader) into an unpadded one: output
 /// texel q holds pixels 4q..4q+3, each the FIR of the pixels around it. Texel q + m brings
 /// pixels 4(q + m) + j, which weigh into output lane i with tap 4m + j - i.

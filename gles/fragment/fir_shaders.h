@@ -85,6 +85,26 @@ FragmentShader quadPackShader(bool es3, const PlaneFormat& in, int pad);
 /// is a window of rows, the input read through u_shift0 (FragmentWriter::input).
 FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeights& q, bool tiled = false);
 
+/// Pixels x = 0 .. W - 1 of a row by phase, x mod 4: phase k's (x = 4j + k) in columns
+/// phaseStart(W, k) + j, so each phase a run of columns (phaseShader's draws write them so).
+inline int phaseCount(int W, int k) { return (W - k + 3) / 4; }
+inline int phaseStart(int W, int k) {
+    int start = 0;
+    for (int i = 0; i < k; ++i) start += phaseCount(W, i);
+    return start;
+}
+inline int phaseColumn(int W, int x) { return phaseStart(W, x % 4) + x / 4; }
+
+/// A horizontal FIR of R tap pairs (complex weights, or real: `complexOut` false) from a padded
+/// Quad8 plane of the frame (quadPackShader, pad quadPad(R)), a pixel a fragment in phase
+/// order (phaseColumn): one draw a phase x mod 4, whose weights (u_wre, u_wim: phaseWeights)
+/// place each tap in the lane of the 2 quadPad(R) + 1 texels around the pixel's, four pixels a
+/// fetch. u_phase.x: the texel of the pixel's quad for column 0, less the phase's first column.
+FragmentShader phaseShader(const std::string& what, int R, bool complexOut, const PlaneFormat& out);
+/// phaseShader's weights for phase k: lane l of texel m (-P .. P) weighs pixel 4m + l - k from
+/// the centre (the real parts, or the imaginary ones), as tapsShader weighs it.
+std::vector<float> phaseWeights(const GaborTaps& taps, int k, bool imaginary);
+
 /// The vertical pass of a Quad plane into a QuadRows one: four rows of four columns per
 /// fragment, each input texel fetched once for the four (2R + 4 fetches for sixteen outputs).
 /// Output texel row Y holds rows 4Y + j in layer j. Where 2R + 4 fetches exceed the budget the

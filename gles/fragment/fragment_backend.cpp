@@ -12,6 +12,7 @@
 #include <string_view>
 #include <variant>
 
+#include "gles/fragment/fir_shaders.h"
 #include "gles/fragment/glsl.h"
 #include "gles/fragment/plan_cost.h"
 
@@ -166,6 +167,8 @@ Status FragmentBackend::configureCurrent(const Chain& chain, const FrameFormat& 
     const bool readsBack = plan_.floodResult < 0;
     // A RowPair result (FragmentPlan::pairedResult): ceil(H / 2) rows of texels.
     readback8_.resize(packed_ && readsBack ? static_cast<std::size_t>(4) * W * (plan_.pairedResult >= 0 ? (H + 1) / 2 : H) : 0);
+    columns_.resize(plan_.pairedResult >= 0 ? W : 0);
+    for (int x = 0; x < static_cast<int>(columns_.size()); ++x) columns_[x] = plan_.pairedPhases ? phaseColumn(W, x) : x;
     // A QuadRows result is read a layer (a quarter of the rows) at a time.
     std::size_t texels = static_cast<std::size_t>(W) * H;
     if (status_ && plan_.result.format.kind == PlaneKind::QuadRows)
@@ -221,12 +224,13 @@ Status FragmentBackend::processCurrent(ImageView<const std::uint8_t> luma, Chain
     }
     const PlaneFormat& rf = plan_.result.format;
     if (plan_.pairedResult >= 0) {
-        // Row y's code in texel (x, y / 2): bytes 0 and 1 where y is even, 2 and 3 where odd.
+        // Row y's code in texel (x, y / 2): bytes 0 and 1 where y is even, 2 and 3 where odd;
+        // column x in phase order where the horizontal passes ran by phase (phaseColumn).
         glBindFramebuffer(GL_FRAMEBUFFER, plan_.planes[plan_.pairedRows].fbo);
         readPixels(info_.pixelStore, 0, 0, W, (H + 1) / 2, GL_RGBA, GL_UNSIGNED_BYTE, readback8_.data());
         for (int y = 0; y < H; ++y)
             for (int x = 0; x < W; ++x) {
-                const std::size_t i = 4 * (static_cast<std::size_t>(y / 2) * W + x) + 2 * (y % 2);
+                const std::size_t i = 4 * (static_cast<std::size_t>(y / 2) * W + columns_[x]) + 2 * (y % 2);
                 real_.at(x, y) = static_cast<float>(decodePacked(readback8_[i], readback8_[i + 1], rf));
             }
         *out = output(false);

@@ -146,6 +146,7 @@ private:
     };
     StencilBuffer stencil_;
     std::vector<std::uint8_t> lumaUpload_, readback8_, classesBefore_, classesAfter_;  // reused across frames
+    std::vector<int> columns_;  // a RowPair result's column of each pixel (FragmentPlan::pairedPhases)
     std::unique_ptr<std::int32_t[]> floodQueue_;  // HysteresisForm::CpuFlood: (W + 1) x H entries
     std::size_t floodMarked_ = 0;                 // the pixels the last frame's flood marked
     std::size_t floodUploaded_ = 0;               // bytes the last frame's floods uploaded

@@ -273,11 +273,29 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
                                                     readsDc ? &realPacked : nullptr, k > 0 ? &rows : nullptr);
         if (!fits(shader.cost, limits_.budget)) return {};
     }
-    Value h, gauss;
+    // The horizontal passes from the frame read four pixels a fetch (phaseAxis: a padded Quad8
+    // copy of it, a draw a phase x mod 4) where every plane the vertical passes read comes so:
+    // the columns are then in phase order, which the vertical passes do not see and the
+    // unpairing undoes.
+    const int R = static_cast<int>(members[0].x.c.size()) - 1;
+    bool phases = in.format.kind == PlaneKind::Luma8 && (!dcPlane || dcShared);
+    for (const Member& m : members)
+        phases = phases && static_cast<int>(m.x.c.size()) - 1 == R &&
+                 fits(phaseShader(what, R, !m.realX, m.realX ? realPacked : complexPacked).cost, limits_.budget);
+    Value quads;
+    if (phases)
+        quads = full(quadPackShader(false, in.format, quadPad(R)), {in},
+                     PlaneFormat{PlaneKind::Quad8, false, in.format.bound, in.format.nonNegative},
+                     {}, (format_.width + 3) / 4 + 2 * quadPad(R), format_.height);
     // A real horizontal pass is named apart from the complex ones of its length.
     const std::string gaussian = "recursive.gaussian";
+    const auto horizontal = [&](const Member& m) {
+        const std::string name = m.realX ? gaussian : what;
+        return phases ? phaseAxis(m.x, quads, in.format.bound, !m.realX, name) : tapsAxis(m.x, 0, in, !m.realX, name);
+    };
+    Value h, gauss;
     if (dcShared) {
-        h = tapsAxis(members[0].x, 0, in, false, gaussian);
+        h = horizontal(members[0]);
         gauss = recursive(dcRecursion->cascade, 1, h, false, nullptr, plan.dcWeightBound);
     } else if (dcPlane) {
         gauss = blur(plan.dcBlur, in, plan.dcWeightBound);
@@ -290,12 +308,36 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
     Value best;
     for (std::size_t k = 0; k < members.size() && status_; ++k) {
         const Member& m = members[k];
-        if (!(k == 0 && dcShared) && !m.o->mirrorsPrevious)
-            h = tapsAxis(m.x, 0, in, !m.realX, m.realX ? gaussian : what);
+        if (!(k == 0 && dcShared) && !m.o->mirrorsPrevious) h = horizontal(m);
         const bool readsDc = dcPlane && !m.realX && !m.realY;
         best = rowPairVertical(m.y, m.realY, what, h, readsDc ? gauss : Value{}, m.o->dcGain, best, bound);
     }
-    return status_ ? unpairRows(best, planeFormat(false, bound, true)) : Value{};
+    return status_ ? unpairRows(best, planeFormat(false, bound, true), phases) : Value{};
+}
+
+FragmentPlanner::Value FragmentPlanner::phaseAxis(const GaborTaps& taps, const Value& quads, double inBound,
+                                                  bool complexOut, const std::string& what) {
+    const int R = static_cast<int>(taps.c.size()) - 1, P = quadPad(R);
+    const PlaneFormat out = planeFormat(complexOut, inBound * tapsL1(taps));
+    const FragmentShader shader = phaseShader(what, R, complexOut, out);
+    const Value target{acquire(out), out};
+    DrawStep step{{}, false, -1};
+    for (int k = 0; k < 4; ++k) {
+        const int start = phaseStart(format_.width, k), count = phaseCount(format_.width, k);
+        if (count == 0) continue;  // a frame narrower than four pixels
+        Uniforms uniforms{{"u_wre", phaseWeights(taps, k, false)},
+                          {"u_offsets", tapsOffsets(-P, 2 * P + 1, planes_[quads.plane].width)},
+                          {"u_phase", {static_cast<float>(P - start), 0.0f, 0.0f, 0.0f}}};
+        if (complexOut) uniforms.push_back({"u_wim", phaseWeights(taps, k, true)});
+        Draw d = makeDraw(shader, {quads}, target, uniforms);
+        d.x = start;
+        d.w = count;
+        d.h = format_.height;
+        step.passes.push_back(std::move(d));
+    }
+    passes_.push_back({shader.name, describe(out), std::to_string(step.passes.size()) + " draws; " + describe(shader.cost)});
+    steps_.push_back(std::move(step));
+    return target;
 }
 
 FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, bool realTaps, const std::string& what,
@@ -319,14 +361,27 @@ FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, b
     return v;
 }
 
-FragmentPlanner::Value FragmentPlanner::unpairRows(const Value& rows, const PlaneFormat& out) {
+FragmentPlanner::Value FragmentPlanner::unpairRows(const Value& rows, const PlaneFormat& out, bool phases) {
     // Row y's code is in texel (x, y / 2): rg where y is even, ba where odd, written as a packed
-    // real plane's texel (code in rg, then 0 and 1).
-    FragmentWriter w("gabor.rows unpaired", false);
+    // real plane's texel (code in rg, then 0 and 1). Columns in phase order: pixel x = 4j + k in
+    // column u_starts[k] + j (phaseColumn).
+    FragmentWriter w(std::string("gabor.rows unpaired") + (phases ? ", columns from phase order" : ""), false);
     w.input(0, rows.format);
-    w.line("vec4 t = " + w.fetchRawAt(0, "vec2(pos.x, floor(pos.y * 0.5) + 0.5)") + ";", 2);
-    const Value v = full(w.finishRaw("fract(pos.y * 0.5) < 0.5 ? vec4(t.rg, 0.0, 1.0) : vec4(t.ba, 0.0, 1.0)"), {rows}, out);
-    unpaired_ = Unpaired{static_cast<int>(steps_.size()) - 1, v.plane, rows.plane};
+    Uniforms uniforms;
+    std::string x = "pos.x";
+    if (phases) {
+        w.uniform("u_starts");
+        w.line("float j = floor(pos.x * 0.25), k = floor(pos.x) - 4.0 * j;", 4);
+        w.line("float column = j + 0.5 + dot(u_starts, vec4(equal(vec4(k), vec4(0.0, 1.0, 2.0, 3.0))));", 8);
+        x = "column";
+        std::vector<float> starts;
+        for (int k = 0; k < 4; ++k) starts.push_back(static_cast<float>(phaseStart(format_.width, k)));
+        uniforms.push_back({"u_starts", starts});
+    }
+    w.line("vec4 t = " + w.fetchRawAt(0, "vec2(" + x + ", floor(pos.y * 0.5) + 0.5)") + ";", 2);
+    const Value v = full(w.finishRaw("fract(pos.y * 0.5) < 0.5 ? vec4(t.rg, 0.0, 1.0) : vec4(t.ba, 0.0, 1.0)"), {rows}, out,
+                         uniforms);
+    unpaired_ = Unpaired{static_cast<int>(steps_.size()) - 1, v.plane, rows.plane, phases};
     return v;
 }
 

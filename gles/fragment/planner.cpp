@@ -274,6 +274,7 @@ void FragmentPlanner::planChain(const Chain& chain) {
     if (unpaired_.plane >= 0 && unpaired_.plane == v.plane && unpaired_.step == static_cast<int>(steps_.size()) - 1) {
         plan_->pairedResult = unpaired_.step;
         plan_->pairedRows = unpaired_.rows;
+        plan_->pairedPhases = unpaired_.phases;
         PassInfo& output = passes_.back();
         output.grid = "1 draw into a texture (a frame in system memory: none, the host unpairs the rows it reads back)" +
                       output.grid.substr(output.grid.find(';'));

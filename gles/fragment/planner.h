@@ -110,6 +110,7 @@ struct FragmentPlan {
     /// frame into a texture runs it. -1: none.
     int pairedResult = -1;
     int pairedRows = -1;
+    bool pairedPhases = false;  ///< the RowPair plane's columns are in phase order (phaseColumn)
     bool complexOutput = false;
     Status status;  ///< ok, or the first planning failure (a shader over the budget, a cascade too long)
     /// On a board with a speed (GpuLimits::speed): the forms the planner chose by the board's
@@ -275,8 +276,13 @@ private:
     /// plane, where it is one), into a RowPair plane of codes of `bound`.
     Value rowPairVertical(const GaborTaps& taps, bool realTaps, const std::string& what, const Value& h,
                           const Value& gauss, double dcGain, const Value& best, double bound);
-    /// The RowPair plane's codes a pixel a fragment into a packed real plane (`out`), byte for byte.
-    Value unpairRows(const Value& rows, const PlaneFormat& out);
+    /// The RowPair plane's codes a pixel a fragment into a packed real plane (`out`), byte for byte
+    /// (`phases`: from columns in phase order, phaseColumn).
+    Value unpairRows(const Value& rows, const PlaneFormat& out, bool phases);
+    /// A horizontal FIR from the frame's padded Quad8 plane `quads` (values within `inBound`),
+    /// four pixels a fetch, one draw a phase x mod 4 into a frame-sized plane whose columns are in
+    /// phase order (phaseShader, phaseColumn).
+    Value phaseAxis(const GaborTaps& taps, const Value& quads, double inBound, bool complexOut, const std::string& what);
     /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.
     Value quadGradient(const Value& smooth);
     /// Canny's gradient two pixels a fragment from pairGaussian's Pair plane, into a Pair plane
@@ -332,6 +338,7 @@ private:
     /// (FragmentPlan::pairedResult where that output is the chain's result).
     struct Unpaired {
         int step = -1, plane = -1, rows = -1;
+        bool phases = false;
     } unpaired_;
     /// The widest strip whose section shaders fit the budget, by what they depend on
     /// (section()): found by generating shaders, so kept for every candidate plan of a

@@ -177,6 +177,15 @@ std::string FragmentWriter::fetchRawAt(int slot, const std::string& texel) {
     return call('r', slot, texel);
 }
 
+std::string FragmentWriter::fetchRawNormalised(int slot, const std::string& coordinate) {
+    cost_.fetches += 1;
+    cost_.alu += 1;  // the coordinate
+    std::string s = "TEX(s" + std::to_string(slot) + ", ";
+    s += coordinate;
+    s += ')';
+    return s;
+}
+
 std::string FragmentWriter::fetchLayerAt(int slot, const std::string& texel, int layer) {
     return fetchLayerAt(slot, texel, glslFloat(layer));
 }

@@ -91,6 +91,8 @@ public:
     std::string fetchRaw(int slot, const std::string& offset);
     /// The raw texel at an absolute texel coordinate expression.
     std::string fetchRawAt(int slot, const std::string& texel);
+    /// The raw texel at a texture coordinate expression (normalised; a Quad or Quad8 input).
+    std::string fetchRawNormalised(int slot, const std::string& coordinate);
     /// The raw texel of layer `layer` of a QuadRows input at an absolute texel coordinate.
     std::string fetchLayerAt(int slot, const std::string& texel, int layer);
     /// The same at a layer given by an expression (a float, 0.0 to 3.0).
