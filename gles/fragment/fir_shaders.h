@@ -85,6 +85,12 @@ FragmentShader quadPackShader(bool es3, const PlaneFormat& in, int pad);
 /// is a window of rows, the input read through u_shift0 (FragmentWriter::input).
 FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeights& q, bool tiled = false);
 
+/// The variants of a packed bank's vertical pass two rows a fragment (FragmentPlanner::rowPairVertical).
+struct RowPairForm {
+    bool realTaps = false;    ///< no frequency along y: the Gaussian's taps
+    bool withMirror = false;  ///< the mirror's response too, from its conjugated taps
+};
+
 /// Pixels x = 0 .. W - 1 of a row by phase, x mod 4: phase k's (x = 4j + k) in columns
 /// phaseStart(W, k) + j, so each phase a run of columns (phaseShader's draws write them so).
 inline int phaseCount(int W, int k) { return (W - k + 3) / 4; }

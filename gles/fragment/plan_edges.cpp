@@ -54,12 +54,17 @@ void unitTable(FragmentWriter& w, FragmentPlanner::Uniforms* uniforms) {
 /// FragmentPlanner::rowPairVertical's program: R tap pairs over the packed plane `h` (complex,
 /// or real where the horizontal pass had no frequency), complex taps or real ones (`realTaps`:
 /// no frequency along y), DC removed where `gauss` is given, the running maximum where `best` is.
-FragmentShader rowPairShader(int R, bool realTaps, const std::string& what, const PlaneFormat& h,
+/// `withMirror` (complex taps on a complex plane): the mirror's response too, whose taps are the
+/// conjugates (GaborOrientationPlan::tyOnPartner), from the same sums: the cosine taps' part and
+/// the sine taps' part apart, added for one and subtracted for the other.
+FragmentShader rowPairShader(int R, const RowPairForm& form, const std::string& what, const PlaneFormat& h,
                              const PlaneFormat* gauss, const PlaneFormat* best) {
     const bool removeDc = gauss != nullptr, running = best != nullptr, realInput = !h.complex;
+    const bool realTaps = form.realTaps, withMirror = form.withMirror;
     FragmentWriter w(what + " y " + std::to_string(R) + " tap pairs and the centre" +
                          (realInput ? " on a real plane" : "") + (realTaps ? ", real taps" : "") +
-                         ", two rows per fragment, gabor.combine bank maximum" + (running ? " (running)" : ""),
+                         ", two rows per fragment" + (withMirror ? ", with its mirror" : "") +
+                         ", gabor.combine bank maximum" + (running ? " (running)" : ""),
                      false);
     w.input(0, h);
     const int dcSlot = 1, bestSlot = removeDc ? 2 : 1;
@@ -88,11 +93,16 @@ FragmentShader rowPairShader(int R, bool realTaps, const std::string& what, cons
     w.line("vec2 z0 = u_taps[0].x * " + row(0) + ", z1 = u_taps[0].x * " + row(1) + ";", 2);
     w.line(realInput ? "z0.x += u_taps[0].y; z1.x += u_taps[0].y;" : "z0 += vec2(u_taps[0].y); z1 += vec2(u_taps[0].y);",
            realInput ? 2 : 4);
+    // withMirror: z holds the cosine taps' sums, s the sine taps' (s.x of the imaginary parts).
+    if (withMirror) w.line("vec2 s0 = vec2(0.0), s1 = vec2(0.0);", 0);
     for (int k = 1; k <= R; ++k) {
         const std::string t = "u_taps[" + std::to_string(1 + (k - 1) / 2) + "]" + ((k - 1) % 2 ? ".zw" : ".xy");
         for (int r = 0; r < 2; ++r) {
             const std::string z = r == 0 ? "z0" : "z1", a = row(r - k), b = row(r + k);
-            if (!realInput && !realTaps) {
+            if (withMirror) {
+                w.line(z + " += (" + a + " + " + b + ") * " + t + ".x;", 6);
+                w.line(std::string(r == 0 ? "s0" : "s1") + " += (" + a + ".yx - " + b + ".yx) * " + t + ".y;", 6);
+            } else if (!realInput && !realTaps) {
                 addComplexPair(w, z, a, b, t);
             } else if (!realInput) {
                 w.line(z + " += (" + a + " + " + b + ") * " + t + ".x;", 6);
@@ -102,20 +112,41 @@ FragmentShader rowPairShader(int R, bool realTaps, const std::string& what, cons
             }
         }
     }
+    if (withMirror) {
+        // This orientation's response and the mirror's: cosine part plus or minus the sine part.
+        w.line("vec2 m0 = vec2(z0.x + s0.x, z0.y - s0.y), m1 = vec2(z1.x + s1.x, z1.y - s1.y);", 4);
+        w.line("z0 = vec2(z0.x - s0.x, z0.y + s0.y); z1 = vec2(z1.x - s1.x, z1.y + s1.y);", 4);
+    }
     if (removeDc) {
         const std::string g = "u_texel" + std::to_string(dcSlot);
         w.line("vec2 tg = vec2(pos.x, 2.0 * floor(pos.y) + 0.5) * " + g + ";", 4);
-        w.line("z0.x -= u_combine.x * " + w.fetchNormalised(dcSlot, "tg") + ".x;", 1);
-        w.line("z1.x -= u_combine.x * " + w.fetchNormalised(dcSlot, "vec2(tg.x, tg.y + " + g + ".y)") + ".x;", 1);
+        w.line("vec2 dc = u_combine.x * vec2(" + w.fetchNormalised(dcSlot, "tg") + ".x, " +
+                   w.fetchNormalised(dcSlot, "vec2(tg.x, tg.y + " + g + ".y)") + ".x);",
+               2);
+        w.line("z0.x -= dc.x; z1.x -= dc.y;", 2);
+        if (withMirror) w.line("m0.x -= dc.x; m1.x -= dc.y;", 2);
     }
     // The magnitudes as q / sqrt(q), their codes (not negative: a conversion to int is the
-    // floor), and the first of near-equal maxima kept (kTieTolerance), as tapsShader's tail does.
-    w.line("vec2 q = vec2(dot(z0, z0), dot(z1, z1));", 4);
-    w.line("vec2 code = vec2(ivec2(min(q * inversesqrt(max(q, vec2(1e-30))) * u_combine.w, vec2(65535.0)) + 0.5));", 8);
+    // floor), and the first of near-equal maxima kept (kTieTolerance), as tapsShader's tail does;
+    // the mirror's after this orientation's, as its own pass would.
+    const auto codes = [&](const std::string& type, const std::string& q) {
+        return type + "(i" + type + "(min(" + q + " * inversesqrt(max(" + q + ", " + type + "(1e-30))) * u_combine.w, " + type +
+               "(65535.0)) + 0.5))";
+    };
+    const std::string keep = f(1 + kTieTolerance);
+    if (withMirror) {
+        w.line("vec4 q = vec4(dot(z0, z0), dot(z1, z1), dot(m0, m0), dot(m1, m1));", 8);
+        w.line("vec4 codes = " + codes("vec4", "q") + ";", 16);
+        w.line("vec2 code = codes.xy;", 0);
+    } else {
+        w.line("vec2 q = vec2(dot(z0, z0), dot(z1, z1));", 4);
+        w.line("vec2 code = " + codes("vec2", "q") + ";", 8);
+    }
     if (running) {
         w.line("vec2 was = " + w.fetchCodesAt(bestSlot, "pos") + ";", 0);
-        w.line("code = mix(was, code, vec2(greaterThan(code, was * " + f(1 + kTieTolerance) + ")));", 4);
+        w.line("code = mix(was, code, vec2(greaterThan(code, was * " + keep + ")));", 4);
     }
+    if (withMirror) w.line("code = mix(code, codes.zw, vec2(greaterThan(codes.zw, code * " + keep + ")));", 4);
     w.line("vec2 hi = vec2(ivec2(code * 0.00390625));", 2);
     return w.finishRaw("vec4(hi.x, code.x - 256.0 * hi.x, hi.y, code.y - 256.0 * hi.y) / 255.0");
 }
@@ -262,13 +293,28 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
                           response(dcRecursion->cascade, false, &dcTaps) && dcTaps.c.size() == members[0].x.c.size() &&
                           std::equal(dcTaps.c.begin(), dcTaps.c.end(), members[0].x.c.begin(),
                                      [](float a, float b) { return std::abs(a - b) <= 1e-7f; });
+    // A mirror's vertical pass runs in its partner's program (rowPairShader's withMirror) where
+    // its taps are the partner's conjugated and its DC gain the same (as the recursion makes
+    // them).
+    const auto conjugates = [](const Member& a, const Member& b) {
+        if (a.y.c.size() != b.y.c.size() || a.o->dcGain != b.o->dcGain) return false;
+        for (std::size_t t = 0; t < a.y.c.size(); ++t)
+            if (std::abs(a.y.c[t] - b.y.c[t]) > 1e-7f || std::abs(a.y.s[t] + b.y.s[t]) > 1e-7f) return false;
+        return true;
+    };
+    std::vector<RowPairForm> forms(members.size());
+    for (std::size_t k = 0; k < members.size(); ++k) {
+        forms[k].realTaps = members[k].realY;
+        forms[k].withMirror = k + 1 < members.size() && members[k + 1].o->mirrorsPrevious && !members[k].realX &&
+                              !members[k].realY && conjugates(members[k], members[k + 1]);
+    }
     // Every program must fit the board's budget, else the per-pixel passes run.
     const PlaneFormat complexPacked{PlaneKind::Packed, true, 1, false}, realPacked{PlaneKind::Packed, false, 1, false},
         rows{PlaneKind::RowPair, false, 1, true};
     for (std::size_t k = 0; k < members.size(); ++k) {
         const Member& m = members[k];
         const bool readsDc = dcPlane && !m.realX && !m.realY;
-        const FragmentShader shader = rowPairShader(static_cast<int>(m.y.c.size()) - 1, m.realY, what,
+        const FragmentShader shader = rowPairShader(static_cast<int>(m.y.c.size()) - 1, forms[k], what,
                                                     m.realX ? realPacked : complexPacked,
                                                     readsDc ? &realPacked : nullptr, k > 0 ? &rows : nullptr);
         if (!fits(shader.cost, limits_.budget)) return {};
@@ -310,7 +356,8 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
         const Member& m = members[k];
         if (!(k == 0 && dcShared) && !m.o->mirrorsPrevious) h = horizontal(m);
         const bool readsDc = dcPlane && !m.realX && !m.realY;
-        best = rowPairVertical(m.y, m.realY, what, h, readsDc ? gauss : Value{}, m.o->dcGain, best, bound);
+        best = rowPairVertical(m.y, forms[k], what, h, readsDc ? gauss : Value{}, m.o->dcGain, best, bound);
+        if (forms[k].withMirror) ++k;
     }
     return status_ ? unpairRows(best, planeFormat(false, bound, true), phases) : Value{};
 }
@@ -340,12 +387,12 @@ FragmentPlanner::Value FragmentPlanner::phaseAxis(const GaborTaps& taps, const V
     return target;
 }
 
-FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, bool realTaps, const std::string& what,
-                                                        const Value& h, const Value& gauss, double dcGain, const Value& best,
-                                                        double bound) {
+FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, const RowPairForm& form,
+                                                        const std::string& what, const Value& h, const Value& gauss,
+                                                        double dcGain, const Value& best, double bound) {
     const int R = static_cast<int>(taps.c.size()) - 1;
     const bool removeDc = gauss.plane >= 0, running = best.plane >= 0;
-    const FragmentShader shader = rowPairShader(R, realTaps, what, h.format, removeDc ? &gauss.format : nullptr,
+    const FragmentShader shader = rowPairShader(R, form, what, h.format, removeDc ? &gauss.format : nullptr,
                                                 running ? &best.format : nullptr);
     std::vector<Value> inputs{h};
     if (removeDc) inputs.push_back(gauss);

@@ -270,11 +270,12 @@ private:
     /// per-pixel passes.
     Value rowPairBank(const GaborPlan& plan, const Value& in);
     /// A packed bank of magnitudes' vertical pass with its tail, two rows a fragment: z of
-    /// rows 2q and 2q + 1 from `taps` (real ones where `realTaps`) over `h` (complex or real;
+    /// rows 2q and 2q + 1 from `taps` (real ones where form.realTaps; the mirror's too where
+    /// form.withMirror) over `h` (complex or real;
     /// 2R + 2 fetches where two pixels took 4R + 2), DC removed (`gauss` times `dcGain`, where
     /// `gauss` is a plane), the magnitudes' codes, and the running maximum with `best` (a RowPair
     /// plane, where it is one), into a RowPair plane of codes of `bound`.
-    Value rowPairVertical(const GaborTaps& taps, bool realTaps, const std::string& what, const Value& h,
+    Value rowPairVertical(const GaborTaps& taps, const RowPairForm& form, const std::string& what, const Value& h,
                           const Value& gauss, double dcGain, const Value& best, double bound);
     /// The RowPair plane's codes a pixel a fragment into a packed real plane (`out`), byte for byte
     /// (`phases`: from columns in phase order, phaseColumn).
