@@ -89,6 +89,7 @@ FragmentShader quadRowsShader(bool es3, const std::string& what, const QuadWeigh
 struct RowPairForm {
     bool realTaps = false;    ///< no frequency along y: the Gaussian's taps
     bool withMirror = false;  ///< the mirror's response too, from its conjugated taps
+    bool values = false;      ///< the two rows' real values into a RowPair plane (the DC plane), no tail
 };
 
 /// Pixels x = 0 .. W - 1 of a row by phase, x mod 4: phase k's (x = 4j + k) in columns

@@ -62,16 +62,16 @@ FragmentShader rowPairShader(int R, const RowPairForm& form, const std::string& 
     const bool removeDc = gauss != nullptr, running = best != nullptr, realInput = !h.complex;
     const bool realTaps = form.realTaps, withMirror = form.withMirror;
     FragmentWriter w(what + " y " + std::to_string(R) + " tap pairs and the centre" +
-                         (realInput ? " on a real plane" : "") + (realTaps ? ", real taps" : "") +
+                         (realInput ? " on a real plane" : "") + (realTaps && !form.values ? ", real taps" : "") +
                          ", two rows per fragment" + (withMirror ? ", with its mirror" : "") +
-                         ", gabor.combine bank maximum" + (running ? " (running)" : ""),
+                         (form.values ? "" : ", gabor.combine bank maximum") + (running ? " (running)" : ""),
                      false);
     w.input(0, h);
     const int dcSlot = 1, bestSlot = removeDc ? 2 : 1;
     if (removeDc) w.input(dcSlot, *gauss);
     if (running) w.input(bestSlot, *best);
     // u_taps: tapsUniform's (codes' map folded in), u_offsets: rows -R .. R + 1 from row 2q,
-    // u_combine: the DC gain, -, a code's value, its reciprocal.
+    // u_combine: the DC gain (rowPairVertical), a code's value, its reciprocal.
     w.uniformArray("u_taps", 1 + (R + 1) / 2);
     w.uniformArray("u_offsets", (2 * R + 2 + 3) / 4);
     w.uniform("u_combine");
@@ -112,17 +112,24 @@ FragmentShader rowPairShader(int R, const RowPairForm& form, const std::string& 
             }
         }
     }
+    if (form.values) return w.finish("vec2(z0.x, z1.x)", PlaneFormat{PlaneKind::RowPair, false, 1, false});
     if (withMirror) {
         // This orientation's response and the mirror's: cosine part plus or minus the sine part.
         w.line("vec2 m0 = vec2(z0.x + s0.x, z0.y - s0.y), m1 = vec2(z1.x + s1.x, z1.y - s1.y);", 4);
         w.line("z0 = vec2(z0.x - s0.x, z0.y + s0.y); z1 = vec2(z1.x - s1.x, z1.y + s1.y);", 4);
     }
-    if (removeDc) {
+    if (removeDc && gauss->kind == PlaneKind::RowPair) {
+        // Both rows' DC values in one texel of a RowPair plane, the codes' map times the DC gain
+        // in u_combine.xy (rowPairVertical).
+        w.line("vec2 dc = " + w.fetchCodesAt(dcSlot, "pos") + " * u_combine.x - vec2(u_combine.y);", 2);
+    } else if (removeDc) {
         const std::string g = "u_texel" + std::to_string(dcSlot);
         w.line("vec2 tg = vec2(pos.x, 2.0 * floor(pos.y) + 0.5) * " + g + ";", 4);
         w.line("vec2 dc = u_combine.x * vec2(" + w.fetchNormalised(dcSlot, "tg") + ".x, " +
                    w.fetchNormalised(dcSlot, "vec2(tg.x, tg.y + " + g + ".y)") + ".x);",
                2);
+    }
+    if (removeDc) {
         w.line("z0.x -= dc.x; z1.x -= dc.y;", 2);
         if (withMirror) w.line("m0.x -= dc.x; m1.x -= dc.y;", 2);
     }
@@ -308,15 +315,24 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
         forms[k].withMirror = k + 1 < members.size() && members[k + 1].o->mirrorsPrevious && !members[k].realX &&
                               !members[k].realY && conjugates(members[k], members[k + 1]);
     }
-    // Every program must fit the board's budget, else the per-pixel passes run.
+    // Every program must fit the board's budget, else the per-pixel passes run. A shared DC plane
+    // runs its vertical pass two rows a fragment too, into a RowPair plane: one fetch for both
+    // rows' values in the vertical passes that read it.
     const PlaneFormat complexPacked{PlaneKind::Packed, true, 1, false}, realPacked{PlaneKind::Packed, false, 1, false},
         rows{PlaneKind::RowPair, false, 1, true};
+    GaborTaps dcY;
+    const bool dcRows = dcShared && response(dcRecursion->cascade, false, &dcY, plan.dcWeightBound) &&
+                        fits(rowPairShader(static_cast<int>(dcY.c.size()) - 1, RowPairForm{true, false, true}, what,
+                                           realPacked, nullptr, nullptr)
+                                 .cost,
+                             limits_.budget);
+    const PlaneFormat dcFormat = dcRows ? PlaneFormat{PlaneKind::RowPair, false, 1, false} : realPacked;
     for (std::size_t k = 0; k < members.size(); ++k) {
         const Member& m = members[k];
         const bool readsDc = dcPlane && !m.realX && !m.realY;
         const FragmentShader shader = rowPairShader(static_cast<int>(m.y.c.size()) - 1, forms[k], what,
                                                     m.realX ? realPacked : complexPacked,
-                                                    readsDc ? &realPacked : nullptr, k > 0 ? &rows : nullptr);
+                                                    readsDc ? &dcFormat : nullptr, k > 0 ? &rows : nullptr);
         if (!fits(shader.cost, limits_.budget)) return {};
     }
     // The horizontal passes from the frame read four pixels a fetch (phaseAxis: a padded Quad8
@@ -342,7 +358,9 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
     Value h, gauss;
     if (dcShared) {
         h = horizontal(members[0]);
-        gauss = recursive(dcRecursion->cascade, 1, h, false, nullptr, plan.dcWeightBound);
+        gauss = dcRows ? rowPairVertical(dcY, RowPairForm{true, false, true}, what, h, Value{}, 0, Value{},
+                                         h.format.bound * tapsL1(dcY))
+                       : recursive(dcRecursion->cascade, 1, h, false, nullptr, plan.dcWeightBound);
     } else if (dcPlane) {
         gauss = blur(plan.dcBlur, in, plan.dcWeightBound);
     }
@@ -397,13 +415,20 @@ FragmentPlanner::Value FragmentPlanner::rowPairVertical(const GaborTaps& taps, c
     std::vector<Value> inputs{h};
     if (removeDc) inputs.push_back(gauss);
     if (running) inputs.push_back(best);
+    // u_combine: the DC gain (a RowPair DC plane: times its codes' map, x and y), a code's value,
+    // its reciprocal.
+    std::array<float, 2> dc = {static_cast<float>(dcGain), 0.0f};
+    if (removeDc && gauss.format.kind == PlaneKind::RowPair) {
+        const std::array<float, 2> m = codeUniform(gauss.format);
+        dc = {static_cast<float>(dcGain * m[0]), static_cast<float>(dcGain * m[1])};
+    }
     const Uniforms uniforms{{"u_taps", tapsUniform(taps, 1, R, true, h.format)},
                             {"u_offsets", tapsOffsets(-R, 2 * R + 2, planes_[h.plane].height)},
-                            {"u_combine", {static_cast<float>(dcGain), 0.0f, static_cast<float>(bound / 65535),
-                                           static_cast<float>(65535 / bound)}}};
+                            {"u_combine", {dc[0], dc[1], static_cast<float>(bound / 65535), static_cast<float>(65535 / bound)}}};
     // A plane of half the frame's rows: the bank's peak holds two (the maximum read and written).
-    const Value v = full(shader, inputs, PlaneFormat{PlaneKind::RowPair, false, bound, true}, uniforms, format_.width,
-                         (format_.height + 1) / 2);
+    // The maximum's codes are of magnitudes (not negative); the DC plane's (form.values) of values.
+    const Value v = full(shader, inputs, PlaneFormat{PlaneKind::RowPair, false, bound, !form.values}, uniforms,
+                         format_.width, (format_.height + 1) / 2);
     steps_.back().passes.back().readsInputsWhole = true;
     return v;
 }

@@ -247,13 +247,13 @@ TEST(Planner, PackedBankRunsItsVerticalPassesTwoRowsAFragment) {
     const gles::FragmentPlan plan = planOf("gabor sigma=4 wavelength=8 orientations=6", "rpi3", true, FrameFormat{1920, 1079});
     ASSERT_TRUE(plan.status) << plan.status.message();
     expectWellFormed(plan, "rpi3");
-    EXPECT_EQ(rowPairs(plan), 4);  // 30 and 150, 60 and 120 degrees in one pass each
+    EXPECT_EQ(rowPairs(plan), 5);  // 30 and 150, 60 and 120 degrees in one pass each; the DC plane's
     EXPECT_EQ(passesNamed(plan, "gabor.rows unpaired"), 1);
     double rows = 0;
     for (const gles::DrawStep& step : plan.steps)
         for (const gles::Draw& d : step.passes)
             if (plan.shaders[d.shader].name.find("two rows per fragment") != std::string::npos) rows += plan.fragments(d);
-    EXPECT_EQ(rows, 4.0 * 1920 * 540);  // ceil(1079 / 2) rows of texels
+    EXPECT_EQ(rows, 5.0 * 1920 * 540);  // ceil(1079 / 2) rows of texels
     EXPECT_LT(plan.bytes() / (1024.0 * 1024.0), 27.75);
     // As the chain's result, a frame in system memory stops before the unpairing (the host
     // unpairs the rows it reads back); followed by a stage, the unpairing runs.
@@ -261,7 +261,7 @@ TEST(Planner, PackedBankRunsItsVerticalPassesTwoRowsAFragment) {
     EXPECT_GE(plan.pairedRows, 0);
     const gles::FragmentPlan followed = planOf("gabor sigma=4 wavelength=8 orientations=6 ! blur sigma=1", "rpi3", true);
     ASSERT_TRUE(followed.status) << followed.status.message();
-    EXPECT_EQ(rowPairs(followed), 4);
+    EXPECT_EQ(rowPairs(followed), 5);
     EXPECT_EQ(followed.pairedResult, -1);
     EXPECT_EQ(rowPairs(planOf("edges method=gabor", "rpi3", true)), 0);
     EXPECT_EQ(rowPairs(planOf("gabor sigma=4 wavelength=8 orientations=6", "tight", true)), 0);
