@@ -295,10 +295,11 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
     const auto shared = std::find_if(members.begin(), members.end(), [](const Member& m) { return m.realX; });
     if (shared != members.end()) std::rotate(members.begin(), shared, shared + 1);
     const auto* dcRecursion = std::get_if<RecursiveBlur>(&plan.dcBlur.method);
-    GaborTaps dcTaps;
+    GaborTaps gaussianTaps;  // the DC blur's response at the full cut, as the free axis's
     const bool dcShared = dcPlane && shared != members.end() && dcRecursion &&
-                          response(dcRecursion->cascade, false, &dcTaps) && dcTaps.c.size() == members[0].x.c.size() &&
-                          std::equal(dcTaps.c.begin(), dcTaps.c.end(), members[0].x.c.begin(),
+                          response(dcRecursion->cascade, false, &gaussianTaps) &&
+                          gaussianTaps.c.size() == members[0].x.c.size() &&
+                          std::equal(gaussianTaps.c.begin(), gaussianTaps.c.end(), members[0].x.c.begin(),
                                      [](float a, float b) { return std::abs(a - b) <= 1e-7f; });
     // A mirror's vertical pass runs in its partner's program (rowPairShader's withMirror) where
     // its taps are the partner's conjugated and its DC gain the same (as the recursion makes
@@ -315,17 +316,18 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
         forms[k].withMirror = k + 1 < members.size() && members[k + 1].o->mirrorsPrevious && !members[k].realX &&
                               !members[k].realY && conjugates(members[k], members[k + 1]);
     }
-    // Every program must fit the board's budget, else the per-pixel passes run. A shared DC plane
-    // runs its vertical pass two rows a fragment too, into a RowPair plane: one fetch for both
-    // rows' values in the vertical passes that read it.
+    // Every program must fit the board's budget, else the per-pixel passes run. A recursive DC
+    // blur (the stage's own Gaussian, its response cut for its weight) runs its vertical pass two
+    // rows a fragment too, into a RowPair plane: one fetch for both rows' values in the vertical
+    // passes that read it.
     const PlaneFormat complexPacked{PlaneKind::Packed, true, 1, false}, realPacked{PlaneKind::Packed, false, 1, false},
         rows{PlaneKind::RowPair, false, 1, true};
-    GaborTaps dcY;
-    const bool dcRows = dcShared && response(dcRecursion->cascade, false, &dcY, plan.dcWeightBound) &&
-                        fits(rowPairShader(static_cast<int>(dcY.c.size()) - 1, RowPairForm{true, false, true}, what,
-                                           realPacked, nullptr, nullptr)
-                                 .cost,
-                             limits_.budget);
+    GaborTaps dcTaps;  // the DC blur's response at its weight's cut: its vertical pass, and its horizontal one unshared
+    const bool dcResponse = dcPlane && dcRecursion && response(dcRecursion->cascade, false, &dcTaps, plan.dcWeightBound);
+    const int dcR = static_cast<int>(dcTaps.c.size()) - 1;
+    const bool dcRows =
+        dcResponse && fits(rowPairShader(dcR, RowPairForm{true, false, true}, what, realPacked, nullptr, nullptr).cost,
+                           limits_.budget);
     const PlaneFormat dcFormat = dcRows ? PlaneFormat{PlaneKind::RowPair, false, 1, false} : realPacked;
     for (std::size_t k = 0; k < members.size(); ++k) {
         const Member& m = members[k];
@@ -336,31 +338,34 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
         if (!fits(shader.cost, limits_.budget)) return {};
     }
     // The horizontal passes from the frame read four pixels a fetch (phaseAxis: a padded Quad8
-    // copy of it, a draw a phase x mod 4) where every plane the vertical passes read comes so:
-    // the columns are then in phase order, which the vertical passes do not see and the
-    // unpairing undoes.
-    const int R = static_cast<int>(members[0].x.c.size()) - 1;
-    bool phases = in.format.kind == PlaneKind::Luma8 && (!dcPlane || dcShared);
-    for (const Member& m : members)
-        phases = phases && static_cast<int>(m.x.c.size()) - 1 == R &&
-                 fits(phaseShader(what, R, !m.realX, m.realX ? realPacked : complexPacked).cost, limits_.budget);
+    // copy of it, a draw a phase x mod 4) where every plane the vertical passes read comes so
+    // (the DC plane's too: its response's): the columns are then in phase order, which the
+    // vertical passes do not see and the unpairing undoes.
+    bool phases = in.format.kind == PlaneKind::Luma8 && (!dcPlane || dcResponse);
+    int pad = dcShared || !dcPlane ? 0 : quadPad(dcR);
+    if (phases && dcPlane && !dcShared) phases = fits(phaseShader(what, dcR, false, realPacked).cost, limits_.budget);
+    for (const Member& m : members) {
+        const int R = static_cast<int>(m.x.c.size()) - 1;
+        pad = std::max(pad, quadPad(R));
+        phases = phases && fits(phaseShader(what, R, !m.realX, m.realX ? realPacked : complexPacked).cost, limits_.budget);
+    }
     Value quads;
     if (phases)
-        quads = full(quadPackShader(false, in.format, quadPad(R)), {in},
-                     PlaneFormat{PlaneKind::Quad8, false, in.format.bound, in.format.nonNegative},
-                     {}, (format_.width + 3) / 4 + 2 * quadPad(R), format_.height);
+        quads = full(quadPackShader(false, in.format, pad), {in},
+                     PlaneFormat{PlaneKind::Quad8, false, in.format.bound, in.format.nonNegative}, {},
+                     (format_.width + 3) / 4 + 2 * pad, format_.height);
     // A real horizontal pass is named apart from the complex ones of its length.
     const std::string gaussian = "recursive.gaussian";
-    const auto horizontal = [&](const Member& m) {
-        const std::string name = m.realX ? gaussian : what;
-        return phases ? phaseAxis(m.x, quads, in.format.bound, !m.realX, name) : tapsAxis(m.x, 0, in, !m.realX, name);
+    const auto horizontal = [&](const GaborTaps& taps, bool complexOut, const std::string& name) {
+        return phases ? phaseAxis(taps, quads, pad, in.format.bound, complexOut, name) : tapsAxis(taps, 0, in, complexOut, name);
     };
+    const auto memberHorizontal = [&](const Member& m) { return horizontal(m.x, !m.realX, m.realX ? gaussian : what); };
     Value h, gauss;
-    if (dcShared) {
-        h = horizontal(members[0]);
-        gauss = dcRows ? rowPairVertical(dcY, RowPairForm{true, false, true}, what, h, Value{}, 0, Value{},
-                                         h.format.bound * tapsL1(dcY))
-                       : recursive(dcRecursion->cascade, 1, h, false, nullptr, plan.dcWeightBound);
+    if (dcResponse) {
+        const Value across = dcShared ? (h = memberHorizontal(members[0])) : horizontal(dcTaps, false, what);
+        gauss = dcRows ? rowPairVertical(dcTaps, RowPairForm{true, false, true}, what, across, Value{}, 0, Value{},
+                                         across.format.bound * tapsL1(dcTaps))
+                       : tapsAxis(dcTaps, 1, across, false, what);
     } else if (dcPlane) {
         gauss = blur(plan.dcBlur, in, plan.dcWeightBound);
     }
@@ -372,7 +377,7 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
     Value best;
     for (std::size_t k = 0; k < members.size() && status_; ++k) {
         const Member& m = members[k];
-        if (!(k == 0 && dcShared) && !m.o->mirrorsPrevious) h = horizontal(m);
+        if (!(k == 0 && dcShared) && !m.o->mirrorsPrevious) h = memberHorizontal(m);
         const bool readsDc = dcPlane && !m.realX && !m.realY;
         best = rowPairVertical(m.y, forms[k], what, h, readsDc ? gauss : Value{}, m.o->dcGain, best, bound);
         if (forms[k].withMirror) ++k;
@@ -380,7 +385,7 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
     return status_ ? unpairRows(best, planeFormat(false, bound, true), phases) : Value{};
 }
 
-FragmentPlanner::Value FragmentPlanner::phaseAxis(const GaborTaps& taps, const Value& quads, double inBound,
+FragmentPlanner::Value FragmentPlanner::phaseAxis(const GaborTaps& taps, const Value& quads, int pad, double inBound,
                                                   bool complexOut, const std::string& what) {
     const int R = static_cast<int>(taps.c.size()) - 1, P = quadPad(R);
     const PlaneFormat out = planeFormat(complexOut, inBound * tapsL1(taps));
@@ -392,7 +397,7 @@ FragmentPlanner::Value FragmentPlanner::phaseAxis(const GaborTaps& taps, const V
         if (count == 0) continue;  // a frame narrower than four pixels
         Uniforms uniforms{{"u_wre", phaseWeights(taps, k, false)},
                           {"u_offsets", tapsOffsets(-P, 2 * P + 1, planes_[quads.plane].width)},
-                          {"u_phase", {static_cast<float>(P - start), 0.0f, 0.0f, 0.0f}}};
+                          {"u_phase", {static_cast<float>(pad - start), 0.0f, 0.0f, 0.0f}}};
         if (complexOut) uniforms.push_back({"u_wim", phaseWeights(taps, k, true)});
         Draw d = makeDraw(shader, {quads}, target, uniforms);
         d.x = start;

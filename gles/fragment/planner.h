@@ -280,10 +280,12 @@ private:
     /// The RowPair plane's codes a pixel a fragment into a packed real plane (`out`), byte for byte
     /// (`phases`: from columns in phase order, phaseColumn).
     Value unpairRows(const Value& rows, const PlaneFormat& out, bool phases);
-    /// A horizontal FIR from the frame's padded Quad8 plane `quads` (values within `inBound`),
-    /// four pixels a fetch, one draw a phase x mod 4 into a frame-sized plane whose columns are in
-    /// phase order (phaseShader, phaseColumn).
-    Value phaseAxis(const GaborTaps& taps, const Value& quads, double inBound, bool complexOut, const std::string& what);
+    /// A horizontal FIR from the frame's Quad8 plane `quads` (`pad` texels of border a side,
+    /// at least quadPad of the taps' radius; values within `inBound`), four pixels a fetch, one
+    /// draw a phase x mod 4 into a frame-sized plane whose columns are in phase order
+    /// (phaseShader, phaseColumn).
+    Value phaseAxis(const GaborTaps& taps, const Value& quads, int pad, double inBound, bool complexOut,
+                    const std::string& what);
     /// Canny's gradient four pixels a fragment, from a QuadRows blur into a Quad plane.
     Value quadGradient(const Value& smooth);
     /// Canny's gradient two pixels a fragment from pairGaussian's Pair plane, into a Pair plane

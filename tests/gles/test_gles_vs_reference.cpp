@@ -146,6 +146,7 @@ std::vector<std::string> chains() {
     out.push_back("gabor sigma=2 wavelength=5 orientation=60 remove-dc=false method=direct output=complex");
     out.push_back("gabor sigma=3 wavelength=8 orientations=6");
     out.push_back("gabor sigma=3 wavelength=8 orientations=6 ! blur sigma=1");  // a packed bank's rows unpaired on the GPU
+    out.push_back("gabor sigma=3 wavelength=8 orientations=5");  // no 90 degrees: a packed bank's DC plane on its own
     out.push_back("gabor sigma=1 wavelength=4 orientations=4 method=direct remove-dc=false");  // a bank without DC removal
     out.push_back("gabor sigma=4 wavelength=8 orientations=3 remove-dc=false");  // and a recursive one
     out.push_back("gabor sigma=9 wavelength=18 orientations=3");  // above sigma 8: the pole form

@@ -271,8 +271,9 @@ TEST(Planner, PackedBankReadsTheFrameFourPixelsAFetchAPhaseADraw) {
     // The bank's horizontal passes from the frame read a padded Quad8 copy of it, one draw a
     // phase x mod 4, each scissored to its run of columns (pixel 4j + k in column
     // phaseStart(W, k) + j), so the planes the vertical passes read are in phase order; the
-    // unpairing undoes it, as the host does. From a plane of codes (a stage before) or where the
-    // DC plane would not be in phase order (no 90 degrees among 5), the per-pixel passes stay.
+    // unpairing undoes it, as the host does. Without 90 degrees (5 orientations) the DC plane's
+    // horizontal pass is a phase pass of its own. From a plane of codes (a stage before) the
+    // per-pixel passes stay.
     EXPECT_EQ(gles::phaseCount(1079, 0), 270);
     EXPECT_EQ(gles::phaseCount(1079, 3), 269);
     EXPECT_EQ(gles::phaseStart(1079, 2), 540);
@@ -298,7 +299,12 @@ TEST(Planner, PackedBankReadsTheFrameFourPixelsAFetchAPhaseADraw) {
                           "gabor.rows unpaired, columns from phase order"),
               1);
     EXPECT_EQ(passesNamed(planOf("blur sigma=1 ! gabor sigma=4 wavelength=8 orientations=6", "rpi3", true), "quad.pack"), 0);
-    EXPECT_EQ(passesNamed(planOf("gabor sigma=4 wavelength=8 orientations=5", "rpi3", true), "quad.pack"), 0);
+    const gles::FragmentPlan five = planOf("gabor sigma=4 wavelength=8 orientations=5", "rpi3", true);
+    ASSERT_TRUE(five.status) << five.status.message();
+    EXPECT_EQ(passesNamed(five, "quad.pack pad=5"), 1);
+    EXPECT_EQ(passesNamed(five, "recursive.response x 11 tap pairs and the centre, four pixels a fetch, a draw a phase"), 1);
+    EXPECT_EQ(passesNamed(five, "recursive.response x 19 tap pairs and the centre, four pixels a fetch, a draw a phase"), 3);
+    EXPECT_EQ(passesNamed(five, "recursive.response y 11 tap pairs and the centre on a real plane, two rows per fragment"), 1);
 }
 
 } // namespace
