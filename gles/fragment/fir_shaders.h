@@ -103,10 +103,11 @@ inline int phaseStart(int W, int k) {
 inline int phaseColumn(int W, int x) { return phaseStart(W, x % 4) + x / 4; }
 
 /// A horizontal FIR of R tap pairs (complex weights, or real: `complexOut` false) from a padded
-/// Quad8 plane of the frame (quadPackShader, pad quadPad(R)), a pixel a fragment in phase
-/// order (phaseColumn): one draw a phase x mod 4, whose weights (u_wre, u_wim: phaseWeights)
-/// place each tap in the lane of the 2 quadPad(R) + 1 texels around the pixel's, four pixels a
-/// fetch. u_phase.x: the texel of the pixel's quad for column 0, less the phase's first column.
+/// Quad8 plane of the frame (quadPackShader, a pad of quadPad(R) texels or more), a pixel a
+/// fragment in phase order (phaseColumn): one draw a phase x mod 4, whose weights (u_wre,
+/// u_wim: phaseWeights) place each tap in the lane of the 2 quadPad(R) + 1 texels around the
+/// pixel's, four pixels a fetch. u_phase.x: the pad less the phase's first column (the texel
+/// of the pixel's quad is then pos.x + u_phase.x).
 FragmentShader phaseShader(const std::string& what, int R, bool complexOut, const PlaneFormat& out);
 /// phaseShader's weights for phase k: lane l of texel m (-P .. P) weighs pixel 4m + l - k from
 /// the centre (the real parts, or the imaginary ones), as tapsShader weighs it.

@@ -261,9 +261,17 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
     const std::string what = plan.recursive ? "recursive.response" : "gabor.direct";
     // Each orientation's taps (recursive: its responses). An axis free of frequency (0 or 90
     // degrees, recursive) runs the Gaussian's real taps, so the other axis takes the DC's removal,
-    // K times the Gaussian's taps less, since the free axis's taps are the Gaussian's
-    // (GaborOrientationPlan::along does so for the direct form): no DC plane read, half the
-    // arithmetic of a complex pass. A real horizontal pass is the DC plane's, shared.
+    // K times the Gaussian's taps less (GaborOrientationPlan::along does so for the direct form):
+    // no DC plane read, half the arithmetic of a complex pass. Only where that axis's response is
+    // the DC blur's (the same recursion, checked tap by tap), as the folding needs.
+    const auto* dcRecursion = std::get_if<RecursiveBlur>(&plan.dcBlur.method);
+    GaborTaps gaussian;  // the DC blur's response at the full cut
+    const bool dcGaussian = plan.removeDc && dcRecursion && response(dcRecursion->cascade, false, &gaussian);
+    const auto isGaussian = [&](const GaborTaps& t) {
+        if (!plan.removeDc) return true;  // no DC to fold: real taps are all it takes
+        return dcGaussian && t.c.size() == gaussian.c.size() &&
+               std::equal(t.c.begin(), t.c.end(), gaussian.c.begin(), [](float a, float b) { return std::abs(a - b) <= 1e-7f; });
+    };
     struct Member {
         const GaborOrientationPlan* o;
         GaborTaps x, y;  // x: unused by a mirror, which reads its partner's horizontal pass
@@ -276,11 +284,11 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
         if (plan.recursive &&
             !(response(o.x, false, &m.x) && response(o.mirrorsPrevious ? o.yOnPartner : o.y, false, &m.y)))
             return {};
-        m.realX = plan.recursive && !o.mirrorsPrevious && std::abs(o.wx) < kNoFrequency;
-        m.realY = plan.recursive && std::abs(o.wy) < kNoFrequency;
-        const auto fold = [&](GaborTaps& along, const GaborTaps& gaussian) {
-            if (along.c.size() < gaussian.c.size()) along.c.resize(gaussian.c.size()), along.s.resize(gaussian.c.size());
-            for (std::size_t t = 0; t < gaussian.c.size(); ++t) along.c[t] -= o.dcGain * gaussian.c[t];
+        m.realX = plan.recursive && !o.mirrorsPrevious && std::abs(o.wx) < kNoFrequency && isGaussian(m.x);
+        m.realY = plan.recursive && !m.realX && std::abs(o.wy) < kNoFrequency && isGaussian(m.y);
+        const auto fold = [&](GaborTaps& along, const GaborTaps& free) {
+            if (along.c.size() < free.c.size()) along.c.resize(free.c.size()), along.s.resize(free.c.size());
+            for (std::size_t t = 0; t < free.c.size(); ++t) along.c[t] -= o.dcGain * free.c[t];
         };
         if (m.realX) std::fill(m.x.s.begin(), m.x.s.end(), 0.0f);
         if (m.realY) std::fill(m.y.s.begin(), m.y.s.end(), 0.0f);
@@ -289,18 +297,12 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
         else dcPlane = dcPlane || plan.removeDc;
         members.push_back(std::move(m));
     }
-    // A real horizontal pass runs first: the DC plane's vertical pass reads it where the DC blur
-    // is the same recursion (its response the same taps), and it is freed once its own vertical
-    // pass has run, so the bank holds no more planes than before.
+    // A real horizontal pass runs first: the DC plane's vertical pass reads it (the DC blur's
+    // response, above), and it is freed once its own vertical pass has run, so the bank holds no
+    // more planes than before.
     const auto shared = std::find_if(members.begin(), members.end(), [](const Member& m) { return m.realX; });
     if (shared != members.end()) std::rotate(members.begin(), shared, shared + 1);
-    const auto* dcRecursion = std::get_if<RecursiveBlur>(&plan.dcBlur.method);
-    GaborTaps gaussianTaps;  // the DC blur's response at the full cut, as the free axis's
-    const bool dcShared = dcPlane && shared != members.end() && dcRecursion &&
-                          response(dcRecursion->cascade, false, &gaussianTaps) &&
-                          gaussianTaps.c.size() == members[0].x.c.size() &&
-                          std::equal(gaussianTaps.c.begin(), gaussianTaps.c.end(), members[0].x.c.begin(),
-                                     [](float a, float b) { return std::abs(a - b) <= 1e-7f; });
+    const bool dcShared = dcPlane && shared != members.end();
     // A mirror's vertical pass runs in its partner's program (rowPairShader's withMirror) where
     // its taps are the partner's conjugated and its DC gain the same (as the recursion makes
     // them).
@@ -355,11 +357,11 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
                      PlaneFormat{PlaneKind::Quad8, false, in.format.bound, in.format.nonNegative}, {},
                      (format_.width + 3) / 4 + 2 * pad, format_.height);
     // A real horizontal pass is named apart from the complex ones of its length.
-    const std::string gaussian = "recursive.gaussian";
+    const std::string gaussianName = "recursive.gaussian";
     const auto horizontal = [&](const GaborTaps& taps, bool complexOut, const std::string& name) {
         return phases ? phaseAxis(taps, quads, pad, in.format.bound, complexOut, name) : tapsAxis(taps, 0, in, complexOut, name);
     };
-    const auto memberHorizontal = [&](const Member& m) { return horizontal(m.x, !m.realX, m.realX ? gaussian : what); };
+    const auto memberHorizontal = [&](const Member& m) { return horizontal(m.x, !m.realX, m.realX ? gaussianName : what); };
     Value h, gauss;
     if (dcResponse) {
         const Value across = dcShared ? (h = memberHorizontal(members[0])) : horizontal(dcTaps, false, what);

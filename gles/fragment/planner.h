@@ -263,18 +263,21 @@ private:
     // plan_edges.cpp
     Value gabor(const GaborPlan& plan, const Value& in);
     /// A packed bank of magnitudes (orientations > 1) with each vertical pass two rows a fragment
-    /// (rowPairVertical), the maximum in RowPair planes, unpaired at the end; an orientation with
-    /// an axis free of frequency runs that axis real with the DC's removal folded into the other,
-    /// and a real horizontal pass serves the DC plane too. Value{} where a program would be over
-    /// the board's budget, the sink is another or the planes are float: gabor() runs the
-    /// per-pixel passes.
+    /// (rowPairVertical), the maximum in RowPair planes, unpaired at the end (docs/algorithms.md
+    /// 5): an orientation with an axis free of frequency runs that axis real with the DC's
+    /// removal folded into the other, and its real horizontal pass serves the DC plane too; a
+    /// mirror runs in its partner's vertical pass; the horizontal passes from the frame read it
+    /// four pixels a fetch, a draw a phase (phaseAxis). Value{} where a program would be over the
+    /// board's budget, the sink is another or the planes are float: gabor() runs the per-pixel
+    /// passes.
     Value rowPairBank(const GaborPlan& plan, const Value& in);
     /// A packed bank of magnitudes' vertical pass with its tail, two rows a fragment: z of
     /// rows 2q and 2q + 1 from `taps` (real ones where form.realTaps; the mirror's too where
-    /// form.withMirror) over `h` (complex or real;
-    /// 2R + 2 fetches where two pixels took 4R + 2), DC removed (`gauss` times `dcGain`, where
-    /// `gauss` is a plane), the magnitudes' codes, and the running maximum with `best` (a RowPair
-    /// plane, where it is one), into a RowPair plane of codes of `bound`.
+    /// form.withMirror) over `h` (complex or real; 2R + 2 fetches where two pixels took 4R + 2),
+    /// DC removed (`gauss` times `dcGain`, where `gauss` is a plane: packed or RowPair), the
+    /// magnitudes' codes, and the running maximum with `best` (a RowPair plane, where it is
+    /// one), into a RowPair plane of codes of `bound`; with form.values, the two rows' real
+    /// values instead (the DC plane).
     Value rowPairVertical(const GaborTaps& taps, const RowPairForm& form, const std::string& what, const Value& h,
                           const Value& gauss, double dcGain, const Value& best, double bound);
     /// The RowPair plane's codes a pixel a fragment into a packed real plane (`out`), byte for byte

@@ -33,8 +33,8 @@ enum class PlaneKind {
     Pair,
     /// Two rows of a packed real plane a texel: pixel (x, 2i + j) as the 16-bit code in rg
     /// (j = 0) or ba (j = 1) of RGBA8 texel (x, i), a plane of ceil(H / 2) rows
-    /// (FragmentPlanner::rowPairVertical: a bank's running maximum). Read a texel at a time:
-    /// fetchCodes gives both pixels' codes.
+    /// (FragmentPlanner::rowPairVertical: a packed bank's running maximum and its DC plane).
+    /// Read a texel at a time: fetchCodes gives both pixels' codes.
     RowPair,
 };
 
