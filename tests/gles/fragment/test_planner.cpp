@@ -267,6 +267,42 @@ TEST(Planner, PackedBankRunsItsVerticalPassesTwoRowsAFragment) {
     EXPECT_EQ(rowPairs(planOf("gabor sigma=4 wavelength=8 orientations=6", "tight", true)), 0);
 }
 
+class PhaseWeights : public ::testing::TestWithParam<int> {};
+
+TEST_P(PhaseWeights, WeighEachPixelAsTheTapsDo) {
+    // phaseShader's sum for pixel x = 4j + k, texels j - P .. j + P of four pixels each (lane l of
+    // texel j + m holding pixel 4 (j + m) + l), equals the taps' own: c_0 v(x) + sum_t c_t (v(x - t)
+    // + v(x + t)) and i sum_t s_t (v(x - t) - v(x + t)) (tapsShader's), for every phase.
+    const int R = GetParam(), P = gles::quadPad(R);
+    GaborTaps taps;
+    for (int t = 0; t <= R; ++t) {
+        taps.c.push_back(static_cast<float>(std::cos(0.7 * t) / (1 + t)));
+        taps.s.push_back(t == 0 ? 0.0f : static_cast<float>(std::sin(0.9 * t) / (2 + t)));
+    }
+    const auto v = [](int p) { return std::sin(0.37 * p) + 0.01 * p; };  // any line
+    for (int k = 0; k < 4; ++k) {
+        const std::vector<float> re = gles::phaseWeights(taps, k, false), im = gles::phaseWeights(taps, k, true);
+        ASSERT_EQ(re.size(), static_cast<std::size_t>(4 * (2 * P + 1)));
+        for (int j = -2; j <= 2; ++j) {
+            const int x = 4 * j + k;
+            double wantRe = taps.c[0] * v(x), wantIm = 0, gotRe = 0, gotIm = 0;
+            for (int t = 1; t <= R; ++t) {
+                wantRe += taps.c[t] * (v(x - t) + v(x + t));
+                wantIm += taps.s[t] * (v(x - t) - v(x + t));
+            }
+            for (int m = -P; m <= P; ++m)
+                for (int l = 0; l < 4; ++l) {
+                    gotRe += re[4 * (m + P) + l] * v(4 * (j + m) + l);
+                    gotIm += im[4 * (m + P) + l] * v(4 * (j + m) + l);
+                }
+            EXPECT_NEAR(gotRe, wantRe, 1e-5) << "R " << R << " phase " << k << " x " << x;
+            EXPECT_NEAR(gotIm, wantIm, 1e-5) << "R " << R << " phase " << k << " x " << x;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Radii, PhaseWeights, ::testing::Values(1, 4, 6, 11, 19, 42));
+
 TEST(Planner, PackedBankReadsTheFrameFourPixelsAFetchAPhaseADraw) {
     // The bank's horizontal passes from the frame read a padded Quad8 copy of it, one draw a
     // phase x mod 4, each scissored to its run of columns (pixel 4j + k in column
