@@ -66,7 +66,6 @@ FragmentShader pairShader(bool es3, double sigma, int R, int axis, const PlaneFo
     const bool codes = holdsCodes(in.kind);
     // Inputs are read at a texture coordinate plus offsets the draw gives scaled (u_offsets,
     // tapsOffsets(-R, ...): tap -R + i at component i % 4 of vector i / 4), one addition a fetch.
-    const auto offset = [](int i) { return "u_offsets[" + std::to_string(i / 4) + "]." + "xyzw"[i % 4]; };
     const int offsets = axis == 0 ? 2 * R + 2 : 2 * R + 1;
     w.uniformArray("u_offsets", (offsets + 3) / 4);
     w.line("vec2 sum = vec2(0.0);", 0);
@@ -78,7 +77,7 @@ FragmentShader pairShader(bool es3, double sigma, int R, int axis, const PlaneFo
         w.line("float x0 = min(2.0 * floor(pos.x), u_frame.x) + 0.5;", 3);
         w.line("vec2 t0 = vec2(x0, pos.y) * u_texel0;", 2);
         for (int m = -R; m <= R + 1; ++m) {
-            const std::string at = "vec2(t0.x + " + offset(m + R) + ", t0.y)";
+            const std::string at = "vec2(t0.x + " + offsetUniform(m + R) + ", t0.y)";
             const std::string value = (codes ? w.fetchCodesNormalised(0, at) : w.fetchNormalised(0, at)) + ".x";
             w.line("sum += vec2(" + f(tap(m)) + ", " + f(tap(m - 1)) + ") * " + value + ";", 2);
         }
@@ -86,7 +85,7 @@ FragmentShader pairShader(bool es3, double sigma, int R, int axis, const PlaneFo
     } else {
         w.line("vec2 tc = pos * u_texel0;", 2);
         for (int k = -R; k <= R; ++k)
-            w.line("sum += " + f(tap(k)) + " * " + w.fetchCodesNormalised(0, "vec2(tc.x, tc.y + " + offset(k + R) + ")") + ";", 2);
+            w.line("sum += " + f(tap(k)) + " * " + w.fetchCodesNormalised(0, "vec2(tc.x, tc.y + " + offsetUniform(k + R) + ")") + ";", 2);
     }
     return w.finish(codes ? "sum * u_code0.x - u_code0.y" : "sum", out);
 }
@@ -217,7 +216,7 @@ FragmentShader phaseShader(const std::string& what, int R, bool complexOut, cons
     for (int m = 0; m < texels; ++m) {
         const std::string i = std::to_string(m);
         w.line("vec4 " + named("t", m) + " = " +
-                   w.fetchRawNormalised(0, "vec2(tc.x + u_offsets[" + std::to_string(m / 4) + "]." + "xyzw"[m % 4] + ", tc.y)") +
+                   w.fetchRawNormalised(0, "vec2(tc.x + " + offsetUniform(m) + ", tc.y)") +
                    ";",
                0);
         w.line("z.x += dot(" + named("t", m) + ", u_wre[" + i + "]);", 8);
@@ -331,7 +330,7 @@ FragmentShader tapsShader(bool es3, const std::string& what, int first, int coun
             const std::string k = std::string(sign) + f(first + i);
             return atPixel(axis == 0 ? "vec2(" + k + ", 0.0)" : "vec2(0.0, " + k + ")");
         }
-        const std::string along = std::string("tc.") + "xy"[axis] + " " + sign + " u_offsets[" + std::to_string(i / 4) + "]." + "xyzw"[i % 4];
+        const std::string along = std::string("tc.") + "xy"[axis] + " " + sign + " " + offsetUniform(i);
         return at(axis == 0 ? "vec2(" + along + ", tc.y)" : "vec2(tc.x, " + along + ")");
     };
     if (withCentre) w.line("vec2 z = u_taps[0].x * " + (byOffsets ? at("tc") : atPixel("")) + ";", 1);
@@ -372,6 +371,19 @@ void addComplexPair(FragmentWriter& w, const std::string& z, const std::string& 
     w.line(z + ".x = " + z + ".x - (" + a + ".y - " + b + ".y) * " + tap + ".y;", 2);
     w.line(z + ".y = " + z + ".y + (" + a + ".y + " + b + ".y) * " + tap + ".x;", 2);
     w.line(z + ".y = " + z + ".y + (" + a + ".x - " + b + ".x) * " + tap + ".y;", 2);
+}
+
+std::string offsetUniform(int i) {
+    std::string s = "u_offsets[" + std::to_string(i / 4) + "].";
+    s += "xyzw"[i % 4];
+    return s;
+}
+
+bool sameTaps(const GaborTaps& a, const GaborTaps& b, float sine) {
+    if (a.c.size() != b.c.size() || a.s.size() != b.s.size()) return false;
+    for (std::size_t t = 0; t < a.c.size(); ++t)
+        if (std::abs(a.c[t] - b.c[t]) > 1e-7f || std::abs(a.s[t] - sine * b.s[t]) > 1e-7f) return false;
+    return true;
 }
 
 std::vector<float> tapsOffsets(int first, int count, int texels) {

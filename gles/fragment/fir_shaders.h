@@ -146,6 +146,11 @@ std::vector<float> tapsUniform(const GaborTaps& taps, int first, int count, bool
 /// tapsShader's u_offsets: taps first .. first + count - 1 as texture-coordinate offsets along an
 /// axis of `texels` texels.
 std::vector<float> tapsOffsets(int first, int count, int texels);
+/// Offset i of u_offsets in GLSL: component i % 4 of vector i / 4 (tapsOffsets' layout).
+std::string offsetUniform(int i);
+/// Whether two taps' cosine parts agree tap by tap (to 1e-7), and their sine parts times `sine`
+/// (1: the same taps; -1: conjugates): the same recursion's responses.
+bool sameTaps(const GaborTaps& a, const GaborTaps& b, float sine);
 
 /// What a pass does with its value `vec2 z` before storing it (the Gabor combine, fused into the
 /// vertical pass's last draw so that z is never stored): `code` declares its inputs from the

@@ -83,7 +83,7 @@ FragmentShader rowPairShader(int R, const RowPairForm& form, const std::string& 
         const std::string name = j < 0 ? "vm" + std::to_string(-j) : "vp" + std::to_string(j);
         if (!fetched[j + R]) {
             fetched[j + R] = true;
-            const std::string offset = "u_offsets[" + std::to_string((j + R) / 4) + "]." + "xyzw"[(j + R) % 4];
+            const std::string offset = offsetUniform(j + R);
             w.line("vec2 " + name + " = " + w.fetchCodesNormalised(0, "vec2(tc.x, tc.y + " + offset + ")") + ";", 0);
         }
         return name;
@@ -269,8 +269,7 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
     const bool dcGaussian = plan.removeDc && dcRecursion && response(dcRecursion->cascade, false, &gaussian);
     const auto isGaussian = [&](const GaborTaps& t) {
         if (!plan.removeDc) return true;  // no DC to fold: real taps are all it takes
-        return dcGaussian && t.c.size() == gaussian.c.size() &&
-               std::equal(t.c.begin(), t.c.end(), gaussian.c.begin(), [](float a, float b) { return std::abs(a - b) <= 1e-7f; });
+        return dcGaussian && sameTaps(t, gaussian, 0.0f);  // the cosines the Gaussian's, the sines none
     };
     struct Member {
         const GaborOrientationPlan* o;
@@ -307,10 +306,7 @@ FragmentPlanner::Value FragmentPlanner::rowPairBank(const GaborPlan& plan, const
     // its taps are the partner's conjugated and its DC gain the same (as the recursion makes
     // them).
     const auto conjugates = [](const Member& a, const Member& b) {
-        if (a.y.c.size() != b.y.c.size() || a.o->dcGain != b.o->dcGain) return false;
-        for (std::size_t t = 0; t < a.y.c.size(); ++t)
-            if (std::abs(a.y.c[t] - b.y.c[t]) > 1e-7f || std::abs(a.y.s[t] + b.y.s[t]) > 1e-7f) return false;
-        return true;
+        return a.o->dcGain == b.o->dcGain && sameTaps(a.y, b.y, -1.0f);
     };
     std::vector<RowPairForm> forms(members.size());
     for (std::size_t k = 0; k < members.size(); ++k) {
