@@ -97,16 +97,20 @@ void ComputePlanner::cascade(ComputePass& p, const CascadeFloat& f) {
 }
 
 void ComputePlanner::demodulatedCascade(ComputePass& p, const DemodCascade& f) {
-    for (auto& [name, v] : {std::pair{"B", f.B}, {"d0", f.d0}, {"a1", f.a1}, {"a2", f.a2}}) uniform(p, name, v);
+    for (auto& [name, v] : {std::pair{"d0", f.d0}, {"a1", f.a1}, {"a2", f.a2}}) uniform(p, name, v);
     demodulatedBorders(p, f, "g", "m");
 }
 
 void ComputePlanner::demodulatedBorders(ComputePass& p, const DemodCascade& f, const std::string& causal,
                                         const std::string& anticausal) {
+    // The shader's directions leave out the Gaussian's B (their outputs are y, not B y): the
+    // anticausal pass reads the causal outputs over B, so its states start from the matrix over B.
     std::vector<float> g, m;
     for (int k = 0; k < 3; ++k) g.insert(g.end(), {f.cr[k], f.ci[k]});
+    const double overB = 1.0 / f.B;
     for (int j = 0; j < 3; ++j)
-        for (int k = 0; k < 4; ++k) m.insert(m.end(), {f.qr[j][k], f.qi[j][k]});
+        for (int k = 0; k < 4; ++k)
+            m.insert(m.end(), {static_cast<float>(f.qr[j][k] * overB), static_cast<float>(f.qi[j][k] * overB)});
     p.uniforms.push_back({causal, ComputeUniform::Type::Vec2, g, {}});
     p.uniforms.push_back({anticausal, ComputeUniform::Type::Vec2, m, {}});
 }

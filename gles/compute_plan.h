@@ -132,9 +132,9 @@ private:
     static void uniformInt(ComputePass& p, const std::string& name, int v);
     static void uniformUint(ComputePass& p, const std::string& name, unsigned v);
     static void cascade(ComputePass& p, const CascadeFloat& f);
-    /// recursive_pairs.comp's DEMOD uniforms (B, d0, a1, a2, g, m).
+    /// recursive_pairs.comp's DEMOD uniforms (d0, a1, a2, g, m; no B: its outputs are over B^2).
     static void demodulatedCascade(ComputePass& p, const DemodCascade& f);
-    /// Its borders alone (g and m, or the names given: WITH_DC's dcG and dcM).
+    /// Its borders alone (g and m over B, or the names given: WITH_DC's dcG and dcM).
     static void demodulatedBorders(ComputePass& p, const DemodCascade& f, const std::string& causal, const std::string& anticausal);
 
     /// A stage's dispatches from plane `in`, returning the plane of its result: one overload per

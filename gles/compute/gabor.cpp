@@ -90,12 +90,21 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     tailDefines.insert(tailDefines.end(), {{"REMOVE_DC", plan.removeDc ? "1" : "0"}, {"TIE", glslFloat(kTieTolerance)}});
     // The stage's output from orientation o's response (gabor_combine.comp's, or a recursive
     // vertical pass's tail): its inputs and outputs past the response's own.
+    // Demodulated pairs' passes leave the Gaussian's B out (recursive_pairs.comp): a response and
+    // the DC plane reach the tail over their axes' B^2, which the squared magnitude's scale and the
+    // DC's gain put back.
+    const auto overB = [](const DemodCascade& x, const DemodCascade& y) {
+        return static_cast<double>(x.B) * x.B * y.B * y.B;
+    };
     const auto bindTail = [&](ComputePass& p, const GaborOrientationPlan& o) {
         if (plan.removeDc) {
             if (dcPairs) storage(p, 2, gauss);
             else sampler(p, 2, gauss);
-            uniform(p, "dcGain", o.dcGain);
+            const bool folded = pairs && plan.demodulated;
+            uniform(p, "dcGain", folded ? static_cast<float>(o.dcGain * overB(plan.dcDemod, plan.dcDemod) / overB(o.dx, o.dy))
+                                        : o.dcGain);
         }
+        if (pairs && plan.demodulated) uniform(p, "scale2", static_cast<float>(std::pow(overB(o.dx, o.dy), 2)));
         image(p, 2, out, bank ? Access::ReadWrite : Access::Write);
         if (sinkTraits(plan.sink).sector) {
             image(p, 3, sector, Access::Write);

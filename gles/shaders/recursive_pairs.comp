@@ -80,11 +80,14 @@ layout(std430, binding = 0) buffer Pairs { highp vec4 pairs[]; };
 layout(std430, binding = 0) buffer Pairs { highp TWO pairs[]; };
 #endif
 uniform int width, height;  // the frame's
-uniform highp float B;
 uniform highp vec2 g[3];  // the causal states per unit first sample
 #if DEMOD
-uniform highp float d0, a1, a2;  // s0 = x + d0 s0, y = s0 + a2 y[n-2] + a1 y[n-1]
-uniform highp vec2 m[12];        // anticausal states from (last sample, s0, y1, y2), row-major
+// s0 = x + d0 s0, y = s0 + a2 y[n-2] + a1 y[n-1]: each direction's output is y, not the Gaussian's
+// B y (two multiplies a sample and direction fewer), so a pass's output is its line's response over
+// B^2 (the anticausal states start from m, the host's border matrix over B); the vertical pass's
+// tail scales the squared magnitude back (`scale2`, below).
+uniform highp float d0, a1, a2;
+uniform highp vec2 m[12];  // anticausal states from (last sample, s0, y1, y2), row-major, over B
 #if !REAL
 // The phases e^{i w n} along this pass's axis: each sample's from the one before it, turned by
 // `turn` = e^{i w} (and renormalised each trip), from 1 at n = 0 forward and from `lastPhase` =
@@ -95,12 +98,18 @@ uniform highp float wx;  // the columns' frequency, for the DC term's turn
 #endif
 #endif
 #else
+uniform highp float B;
 uniform highp vec2 p[3];  // causal poles
 uniform highp vec2 q[3];  // anticausal poles
 uniform highp vec2 h[3];  // anticausal steady state per unit input
 uniform highp vec2 m[9];  // border matrix, row-major
 #endif
 #if AXIS == 1 && !REAL
+#if DEMOD
+// The squared magnitude's scale: (Bx^2 By^2)^2, the two axes' passes' outputs over their B^2 (the
+// DC plane's are folded into dcGain on the host).
+uniform highp float scale2;
+#endif
 #if REMOVE_DC && DEMOD && MIRROR
 layout(std430, binding = 2) readonly buffer Dc { highp float dcSamples[]; };  // REAL's, a column's an element
 uniform highp float dcGain;
@@ -174,7 +183,7 @@ highp vec4 turnBack(highp vec4 a, highp vec2 e) { return vec4(turnBack(a.xy, e),
         T y = s0 + a2 * y2 + a1 * y1;                                                           \
         y2 = y1;                                                                                \
         y1 = y;                                                                                 \
-        return B * y;                                                                           \
+        return y;                                                                               \
     }                                                                                           \
     void backwardStart(T last, T s0, T s1, T s2, out T t0, out T t1, out T t2) {                \
         t0 = coef(last, m[0]) + coef(s0, m[1]) + coef(s1, m[2]) + coef(s2, m[3]);               \
@@ -240,7 +249,7 @@ highp float dcAdvance(highp float x) {
     highp float y = r0 + a2 * r2 + a1 * r1;
     r2 = r1;
     r1 = y;
-    return B * y;
+    return y;
 }
 void dcStart(highp float head) { r0 = head * dcG[0].x; r1 = head * dcG[1].x; r2 = head * dcG[2].x; }
 void dcBackwardStart(highp float last) {
@@ -337,7 +346,11 @@ highp float energy(highp vec2 z, highp vec2 e, highp float dc) {
 #elif REMOVE_DC
     z.x -= dc;
 #endif
+#if DEMOD
+    return scale2 * (z.x * z.x + z.y * z.y);
+#else
     return z.x * z.x + z.y * z.y;
+#endif
 }
 // The Gabor stage's output at one pixel from its squared magnitude v (MIRROR: and the mirror's,
 // w, visited after it): the magnitude, or in a bank (FIRST and LAST: its first and last visit) the
