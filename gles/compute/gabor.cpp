@@ -158,6 +158,8 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             d.insert(d.end(), tailDefines.begin(), tailDefines.end());
             const std::string writes = !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)";
             if (!mirror) {
+                if (realX(o)) d.push_back({"NO_WX", "1"});
+                else if (plan.demodulated && std::abs(o.wy) < kNoFrequency) d.push_back({"NO_WY", "1"});
                 ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kLineGroup), 1, writes);
                 coefficients(y, o, 1);
                 frameSize(y);

@@ -20,6 +20,9 @@
 // vec2 a pair, both passes stored; the demodulated tail reads it two pixels at a time. With WIDEN
 // (AXIS 0), an orientation's horizontal pass where it has no frequency along x (90 degrees): real,
 // into the complex pair buffer (imaginary parts 0).
+// NO_WX or NO_WY (AXIS 1, a demodulated orientation's vertical pass on pairs): its frequency has
+// no x part (90 degrees: a pixel's phase is its row's) or no y part (0 degrees: its column's, and
+// its samples are not turned).
 // Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
 // over it). An AXIS 0 trip is two pairs of a row; an AXIS 1 trip four rows of a column pair (or of
 // a column and its mirror), whose samples are twice that: the count is per invocation.
@@ -37,6 +40,12 @@
 #ifndef WITH_DC
 #define WITH_DC 0
 #endif
+#ifndef NO_WX
+#define NO_WX 0
+#endif
+#ifndef NO_WY
+#define NO_WY 0
+#endif
 #if MIRROR && (AXIS != 1 || !DEMOD || REAL)
 #error "MIRROR is a demodulated bank's vertical pass"
 #endif
@@ -46,6 +55,11 @@
 #if WITH_DC && (AXIS != 0 || !DEMOD || REAL)
 #error "WITH_DC is a demodulated orientation's horizontal pass"
 #endif
+#if (NO_WX || NO_WY) && (AXIS != 1 || !DEMOD || REAL || MIRROR || (NO_WX && NO_WY))
+#error "NO_WX and NO_WY are a demodulated orientation's vertical pass on pairs, one of them"
+#endif
+// The samples along this pass turn (demodulated, complex, with a frequency along the pass's axis).
+#define TURNS (DEMOD && !REAL && !NO_WY)
 layout(local_size_x = 64) in;
 #if AXIS == 0 && CODES
 layout(binding = 0) uniform highp usampler2D src;
@@ -159,7 +173,7 @@ highp ONE scaled(highp float x, highp vec2 c) {
 }
 // The phase of the next sample, and of the one before (a phase's magnitude kept at 1 by a Newton
 // step for 1 / |e| each trip: the rotation's rounding would otherwise grow with the line).
-#if DEMOD && !REAL
+#if TURNS
 highp vec2 next(highp vec2 e) { return cmul(e, turn); }
 highp vec2 previous(highp vec2 e) { return cmul(e, vec2(turn.x, -turn.y)); }
 highp vec2 renormalised(highp vec2 e) { return e * (1.5 - 0.5 * dot(e, e)); }
@@ -335,6 +349,17 @@ int stride;  // pairs a row: (width + 1) / 2
 highp vec2 columnPhase;  // this column's e^{i wx x} (the mirror's is its conjugate)
 #elif DEMOD && !REAL && REMOVE_DC
 highp vec4 columns;  // this pair's columns' phases, e^{i wx x}
+// A pixel's phase e^{i (wx x + wy y)} from its column's and its row's (NO_WX: its row's; NO_WY:
+// its column's, the rows' phases staying 1).
+highp vec2 pixelPhase(highp vec2 column, highp vec2 row) {
+#if NO_WX
+    return row;
+#elif NO_WY
+    return column;
+#else
+    return cmul(column, row);
+#endif
+}
 #endif
 
 #if !REAL
@@ -471,7 +496,7 @@ void main() {
 // Row i (`e` its phase, then the next row's): `at` its pair's index, moved on to the next row's.
 void causal(inout int at, inout highp TWO s0, inout highp TWO s1, inout highp TWO s2, inout highp vec2 e) {
     highp TWO x = pairs[at];
-#if DEMOD && !REAL
+#if TURNS
     x = turnBack(x, e);
 #endif
     pairs[at] = advance(x, s0, s1, s2, false);
@@ -491,8 +516,8 @@ void anticausal(int line, int i, inout int at, inout highp TWO t0, inout highp T
     ivec2 even = ivec2(2 * line, i), odd = ivec2(2 * line + 1, i);
 #if REMOVE_DC && DEMOD
     highp vec2 dc = dcGain * dcPairs[at];
-    tail(even, energy(z.xy, cmul(columns.xy, e), dc.x), 0.0);
-    tail(odd, energy(z.zw, cmul(columns.zw, e), dc.y), 0.0);
+    tail(even, energy(z.xy, pixelPhase(columns.xy, e), dc.x), 0.0);
+    tail(odd, energy(z.zw, pixelPhase(columns.zw, e), dc.y), 0.0);
 #elif REMOVE_DC
     tail(even, energy(z.xy, vec2(0.0), dcGain * texelFetch(gauss, even, 0).r), 0.0);
     tail(odd, energy(z.zw, vec2(0.0), dcGain * texelFetch(gauss, odd, 0).r), 0.0);
@@ -510,10 +535,10 @@ void main() {
     int line = int(gl_GlobalInvocationID.x), n = height;
     if (line >= stride) return;
     highp TWO head = pairs[line], last = pairs[(n - 1) * stride + line];  // row 0's phase is 1
-#if DEMOD && !REAL
+#if TURNS
     last = turnBack(last, lastPhase);
 #endif
-#if DEMOD && !REAL && REMOVE_DC
+#if DEMOD && !REAL && REMOVE_DC && !NO_WX
     highp float x0 = wx * float(2 * line), x1 = wx * float(2 * line + 1);
     columns = vec4(cos(x0), sin(x0), cos(x1), sin(x1));
 #endif

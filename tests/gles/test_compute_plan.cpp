@@ -112,9 +112,17 @@ TEST(ComputePlan, AGaborBankKeepsOneRunningMaximum) {
     EXPECT_EQ(passesNamed(plan, "recursive_line.comp"), 0u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=1 LAST=0"), 1u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=0 LAST=1"), 1u);
-    std::size_t mirrors = 0;
-    for (const gles::PassInfo& p : plan.passes) mirrors += p.name.ends_with("MIRROR=1");
+    std::size_t mirrors = 0, noWx = 0, noWy = 0;
+    for (const gles::PassInfo& p : plan.passes) {
+        mirrors += p.name.ends_with("MIRROR=1");
+        noWx += p.name.ends_with("NO_WX=1");
+        noWy += p.name.ends_with("NO_WY=1");
+    }
     EXPECT_EQ(mirrors, 6u);
+    // 0 degrees' vertical pass turns no sample (no frequency along y), 90 degrees' takes its
+    // pixels' phases from their rows alone (none along x).
+    EXPECT_EQ(noWy, 1u);
+    EXPECT_EQ(noWx, 1u);
 }
 
 TEST(ComputePlan, TheFrameGoesUpAsFloatsWhereAnotherPassReadsIt) {
