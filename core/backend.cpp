@@ -46,6 +46,11 @@ Status checkFrameSize(int width, int height, const FrameFormat& configured) {
 Status Backend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
     ChainOutput r;
     if (Status s = process(luma, &r); !s) return s;
+    writeCodes(r, out);
+    return {};
+}
+
+void writeCodes(const ChainOutput& r, const Output8& out) {
     const float o = static_cast<float>(out.encoding.offset), k = static_cast<float>(out.encoding.scale);
     const int W = r.real.width;
     for (int y = 0; y < r.real.height; ++y) {
@@ -62,7 +67,6 @@ Status Backend::process8(ImageView<const std::uint8_t> luma, const Output8& out)
             dst[x] = static_cast<std::uint8_t>(static_cast<int>(std::min(std::max(0.0f, u) + 0.5f, 255.0f)));
         }
     }
-    return {};
 }
 
 } // namespace striate

@@ -43,6 +43,9 @@ struct Output8 {
     Encoding encoding;
 };
 
+/// encode8 of a frame's real output into `out`: Backend::process8's codes from process()'s output.
+void writeCodes(const ChainOutput& r, const Output8& out);
+
 /// What a configured backend holds for its frames, in bytes: GPU textures, buffers and
 /// renderbuffers, and host planes and scratch (docs/design.md, Data flow: memory is planned, not found).
 struct MemoryUse {

@@ -104,6 +104,9 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
         for (ComputePass& pass : step.passes)
             for (ComputeUniform& u : pass.uniforms)
                 u.location = glGetUniformLocation(plan_.programs[pass.program].program, u.name.c_str());
+    if (plan_.codes >= 0)
+        for (ComputeUniform& u : plan_.encode.uniforms)
+            u.location = glGetUniformLocation(plan_.programs[plan_.encode.program].program, u.name.c_str());
     if (plan_.result >= 0) {
         glGenFramebuffers(1, &resultFbo_);
         glBindFramebuffer(GL_FRAMEBUFFER, resultFbo_);
@@ -224,7 +227,7 @@ std::string ComputeBackend::explainFrame() const {
     return s;
 }
 
-Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
+void ComputeBackend::runSteps(ImageView<const std::uint8_t> luma) {
     const int W = format_.width, H = format_.height;
     status_ = {};
     std::fill(invocations_.begin(), invocations_.end(), 0);
@@ -238,11 +241,17 @@ Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainO
     // The indirect buffer stays bound to its target for the hysteresis's indirect dispatches.
     if (plan_.indirect >= 0) glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, plan_.buffers[plan_.indirect].buffer);
     for (const ComputeStep& step : plan_.steps) {
-        if (!status_) return status_;
+        if (!status_) return;
         if (step.repeatUntilStable) runUntilStable(step);
         else run(step.passes[0]);
     }
+}
+
+Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) {
+    const int W = format_.width, H = format_.height;
+    runSteps(luma);
     if (!status_) return status_;
+    readBack_ = sizeof(float) * W * H * (plan_.result < 0 && plan_.complexOutput ? 2 : 1);
     if (plan_.result >= 0) {
         glBindFramebuffer(GL_FRAMEBUFFER, resultFbo_);
         readPixels(info_.pixelStore, 0, 0, W, H, GL_RED, GL_FLOAT, real_.data(),
@@ -272,6 +281,37 @@ Status ComputeBackend::processCurrent(ImageView<const std::uint8_t> luma, ChainO
     return glStatus("while processing a frame");
 }
 
+Status ComputeBackend::process8Current(ImageView<const std::uint8_t> luma, const Output8& out) {
+    // encode8.comp encodes without an offset: with one, a fused multiply-add could round otherwise
+    // than the host, which encodes then (the outputs with an offset, Gabor's real, imaginary and
+    // phase, run no pass on pairs: their plans have no encode pass anyway).
+    if (plan_.codes < 0 || out.encoding.offset != 0.0) return GlesBackend::process8Current(luma, out);
+    const int W = format_.width, H = format_.height, blocks = (W + kEncodeBlock - 1) / kEncodeBlock;
+    runSteps(luma);
+    if (!status_) return status_;
+    for (ComputeUniform& u : plan_.encode.uniforms)
+        if (u.name == "scale") u.f[0] = static_cast<float>(out.encoding.scale);
+    run(plan_.encode);
+    const std::size_t rowBytes = static_cast<std::size_t>(kEncodeBlock) * blocks, bytes = rowBytes * H;
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.codes].buffer);
+    const auto* codes = static_cast<const std::uint8_t*>(
+        glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT));
+    if (!codes) {
+        const GLenum e = glGetError();
+        return Status::error(std::string("gles-compute: the codes cannot be read back (") + glErrorName(e) + ")");
+    }
+    for (int y = 0; y < H; ++y) {
+        const std::uint8_t* src = codes + y * rowBytes;
+        std::uint8_t* dst = out.data + y * out.stride;
+        if (out.step == 1) std::memcpy(dst, src, W);
+        else
+            for (int x = 0; x < W; ++x) dst[x * out.step] = src[x];
+    }
+    glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+    readBack_ = bytes;
+    return glStatus("while processing a frame");
+}
+
 std::size_t ComputeBackend::plannedGpuBytes(const Chain& chain, const FrameFormat& format) const {
     ComputePlan plan;
     ComputePlanner(limits_, format, redReadback_, &plan).planChain(chain);
@@ -281,12 +321,14 @@ std::size_t ComputeBackend::plannedGpuBytes(const Chain& chain, const FrameForma
 MemoryUse ComputeBackend::memory() const { return {plan_.bytes(format_), hostBytes()}; }
 
 std::string ComputeBackend::explainDetails() const {
-    // The luma goes up as unit floats (uploadUnitValues) or codes, the result comes down as floats
-    // (R32F through a framebuffer, or the read-back buffer: two a pixel for a complex result).
+    // The luma goes up as unit floats (uploadUnitValues) or codes; the last frame's result came
+    // down as floats (R32F through a framebuffer, or the read-back buffer: two a pixel for a
+    // complex result) or process8's codes (a byte a pixel, rows padded to kEncodeBlock).
     const std::size_t pixels = static_cast<std::size_t>(format_.width) * format_.height;
+    const std::size_t floats = sizeof(float) * pixels * (plan_.result < 0 && plan_.complexOutput ? 2 : 1);
     return GlesBackend::explainDetails() + ", " + describeBytes(plan_.bytes(format_)) + " of GPU memory in " +
            std::to_string(plan_.planes.size()) + " textures and " + std::to_string(plan_.buffers.size()) + " buffers" +
-           explainTransfers((lumaCodes() ? 1 : sizeof(float)) * pixels, sizeof(float) * pixels * (plan_.result < 0 && plan_.complexOutput ? 2 : 1));
+           explainTransfers((lumaCodes() ? 1 : sizeof(float)) * pixels, readBack_ > 0 ? readBack_ : floats);
 }
 
 } // namespace striate::gles

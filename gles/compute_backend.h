@@ -36,6 +36,11 @@ private:
 
     Status configureCurrent(const Chain& chain, const FrameFormat& format) override;
     Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) override;
+    /// With the plan's encode pass (and an encoding without offset): the codes made on the GPU
+    /// and read back, a byte a pixel; else the read-back floats encoded on the host.
+    Status process8Current(ImageView<const std::uint8_t> luma, const Output8& out) override;
+    /// Uploads the frame and runs the plan's steps.
+    void runSteps(ImageView<const std::uint8_t> luma);
     std::string explainDetails() const override;
     std::size_t plannedGpuBytes(const Chain& chain, const FrameFormat& format) const override;
     void releaseGl();
@@ -63,6 +68,8 @@ private:
     // The last frame's dispatches, and those of them indirect: Mesa's v3d maps an indirect
     // dispatch's grid on the cpu before it submits the job, so each waits for the gate before it.
     unsigned dispatches_ = 0, indirectDispatches_ = 0;
+    // Bytes the last frame read back (--explain's transfers): floats, or process8's codes.
+    std::size_t readBack_ = 0;
 };
 
 } // namespace striate::gles

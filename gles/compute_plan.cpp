@@ -43,6 +43,11 @@ int ComputePlanner::buffer(std::size_t bytes, std::vector<float> data, bool indi
 
 ComputePass& ComputePlanner::dispatch(const std::string& file, const Defines& defines, int gx, int gy,
                                       const std::string& writes, ComputeStep* step) {
+    if (!step) step = &plan_->steps.emplace_back();
+    return step->passes.emplace_back(pass(file, defines, gx, gy, writes));
+}
+
+ComputePass ComputePlanner::pass(const std::string& file, const Defines& defines, int gx, int gy, const std::string& writes) {
     std::vector<ComputeProgram>& programs = plan_->programs;
     auto same = std::find_if(programs.begin(), programs.end(),
                              [&](const ComputeProgram& p) { return p.file == file && p.defines == defines; });
@@ -55,8 +60,7 @@ ComputePass& ComputePlanner::dispatch(const std::string& file, const Defines& de
         same = programs.end() - 1;
     }
     plan_->passes.push_back({same->name, writes, std::to_string(gx) + "x" + std::to_string(gy) + " workgroups"});
-    if (!step) step = &plan_->steps.emplace_back();
-    ComputePass& pass = step->passes.emplace_back();
+    ComputePass pass;
     pass.program = static_cast<int>(same - programs.begin());
     pass.groupsX = gx;
     pass.groupsY = gy;
@@ -137,6 +141,32 @@ void ComputePlanner::planChain(const Chain& chain) {
         }
     }
     share();
+    planEncode();
+}
+
+void ComputePlanner::planEncode() {
+    // From the result plane (read through a framebuffer where R32F reads back as GL_RED: Mesa's).
+    if (plan_->result < 0 || !plan_->status) return;
+    const int W = format_.width, H = format_.height, blocks = (W + kEncodeBlock - 1) / kEncodeBlock;
+    const std::size_t bytes = static_cast<std::size_t>(kEncodeBlock) * blocks * H;
+    // A buffer whose contents no frame needs after its passes: none made at configure time (a
+    // table), nor the hysteresis gate's, nor the read-back. Where there is none, the host encodes
+    // (a buffer for the codes alone would add to the plan's GPU memory).
+    for (std::size_t i = 0; i < plan_->buffers.size() && plan_->codes < 0; ++i) {
+        const ComputeBuffer& b = plan_->buffers[i];
+        const int k = static_cast<int>(i);
+        if (b.data.empty() && !b.indirect && k != plan_->changed && k != plan_->readback && b.bytes >= bytes)
+            plan_->codes = k;
+    }
+    if (plan_->codes < 0) return;
+    ComputePass p = pass("encode8.comp", {}, groups(blocks, kTile), groups(H, kTile),
+                         "codes, " + std::to_string(kEncodeBlock) + " an invocation (process8: the 8-bit output)");
+    sampler(p, 0, plan_->result);
+    storage(p, 0, plan_->codes);
+    uniformInt(p, "width", W);
+    uniformInt(p, "height", H);
+    uniform(p, "scale", 1);  // the encoding's, set per frame
+    plan_->encode = std::move(p);
 }
 
 void ComputePlanner::planStages(const Chain& chain) {

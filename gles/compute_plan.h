@@ -26,6 +26,10 @@ namespace striate::gles {
 /// Invocations of box_blur.comp's workgroup (one per line): the most gles-compute needs.
 inline constexpr int kBoxWorkgroup = 256;
 
+/// Pixels of a row an invocation of encode8.comp encodes (a uvec2 of codes): its rows in the codes
+/// buffer are (width + 7) / 8 of them.
+inline constexpr int kEncodeBlock = 8;
+
 /// A texture of the frame's size.
 struct ComputePlane {
     enum class Format { R32F, R32UI, R8UI };
@@ -92,6 +96,11 @@ struct ComputePlan {
     int readback = -1;             ///< the buffer the result is stored to and read back from
     int changed = -1, indirect = -1;  ///< the hysteresis gate's buffers (-1: no hysteresis)
     bool complexOutput = false;
+    /// process8's codes on the GPU (encode8.comp, after the steps, into buffer `codes`, one no
+    /// pass needs by then: rows of kEncodeBlock-code blocks), its `scale` set per frame; codes =
+    /// -1: the host encodes the read-back floats.
+    ComputePass encode;
+    int codes = -1;
     Status status;  ///< ok, or the first planning failure
 
     /// GPU memory the plan holds: its textures and buffers, in bytes, at `format`.
@@ -125,6 +134,10 @@ private:
     /// --explain says it writes.
     ComputePass& dispatch(const std::string& file, const Defines& defines, int gx, int gy, const std::string& writes,
                           ComputeStep* step = nullptr);
+    /// dispatch()'s pass outside the steps (its program made and --explain told).
+    ComputePass pass(const std::string& file, const Defines& defines, int gx, int gy, const std::string& writes);
+    /// plan_->encode and codes, where a buffer no pass needs at the end can hold the codes.
+    void planEncode();
     static void sampler(ComputePass& p, int unit, int plane);
     static void image(ComputePass& p, int unit, int plane, Access access);
     static void storage(ComputePass& p, int binding, int buffer);

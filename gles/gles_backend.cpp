@@ -124,6 +124,22 @@ Status GlesBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out
     return heardVerdict();
 }
 
+Status GlesBackend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
+    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
+    const Current current(*this);
+    if (!current.status()) return current.status();
+    if (!driverVerdict_) return driverVerdict_;
+    if (Status s = process8Current(luma, out); !s) return s;
+    return heardVerdict();
+}
+
+Status GlesBackend::process8Current(ImageView<const std::uint8_t> luma, const Output8& out) {
+    ChainOutput r;
+    if (Status s = processCurrent(luma, &r); !s) return s;
+    writeCodes(r, out);
+    return {};
+}
+
 Status GlesBackend::heardVerdict() {
     if (unheardVerdict_) {  // programs ran for the first time: did the driver compile them?
         unheardVerdict_ = false;

@@ -57,6 +57,8 @@ public:
     /// processCurrent(). After a frame that ran programs for the first time, an error where the
     /// driver did not compile one (driverLog()), on this frame and every later one.
     Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) final;
+    /// As process(), into 8-bit samples: process8Current().
+    Status process8(ImageView<const std::uint8_t> luma, const Output8& out) final;
     std::string explain() const override;
 
     /// The passes of the configured chain, in order.
@@ -101,6 +103,9 @@ protected:
     Status adoptCurrentContext(std::shared_ptr<ProgramCache> programs);
     virtual Status configureCurrent(const Chain& chain, const FrameFormat& format) = 0;
     virtual Status processCurrent(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
+    /// process8's frame, the context current: processCurrent() and the host's encode8 of its
+    /// read-back floats, unless the backend encodes on the GPU.
+    virtual Status process8Current(ImageView<const std::uint8_t> luma, const Output8& out);
     /// What explain() says after the context: ", 12 passes per frame".
     virtual std::string explainDetails() const;
     /// "; a frame in system memory uploads U bytes and reads back V" (processCurrent's transfers;

@@ -190,6 +190,51 @@ TEST(Gles31Budgets, EveryComputeProgramCompiles) {
         }
 }
 
+TEST(Gles31Process8, MakesTheCodesOnTheGpuAsTheHostEncodesTheFloats) {
+    // Where a plan ends with a buffer no pass needs (a bank's pair buffer), process8 encodes on the
+    // GPU and reads a byte a pixel back: the codes encode8 gives process()'s floats, every one, at
+    // odd widths (a row's last block part empty) and written `step` bytes apart. A plan without such
+    // a buffer (a blur) encodes on the host, as before.
+    if (!hasCompute()) GTEST_SKIP() << "no GLES 3.1 compute here";
+    struct Case {
+        const char* chain;
+        bool onGpu;
+    };
+    for (const Case& c : {Case{"gabor sigma=4 wavelength=8 orientations=6", true},
+                          Case{"gabor sigma=3 wavelength=8 orientation=30 method=recursive gain=6", true},
+                          Case{"edges method=gabor sigma=4 wavelength=8 low-threshold=0.02", true},
+                          Case{"blur sigma=2", false}}) {
+        const Chain chain = chainOf(c.chain);
+        const Encoding e = chain.encoding();
+        for (test::Size s : {test::Size{1, 1}, test::Size{9, 1}, test::Size{1, 9}, test::Size{37, 29}, test::Size{203, 57}}) {
+            std::unique_ptr<gles::ComputeBackend> b;
+            ASSERT_TRUE(gles::ComputeBackend::create(findBoardProfile("rpi4")->limits, &b));
+            ASSERT_TRUE(b->configure(chain, FrameFormat{s.w, s.h})) << c.chain;
+            EXPECT_EQ(b->plan().codes >= 0, c.onGpu) << c.chain;
+            const Image<std::uint8_t> in = test::inputFor(chain, s);
+            ChainOutput r;
+            ASSERT_TRUE(b->process(in.view(), &r));
+            Image<std::uint8_t> want(s.w, s.h);
+            for (int y = 0; y < s.h; ++y)
+                for (int x = 0; x < s.w; ++x) want.at(x, y) = encode8(r.real.at(x, y), e);
+            for (int step : {1, 3}) {
+                const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(s.w) * step + 5;
+                std::vector<std::uint8_t> got(static_cast<std::size_t>(stride) * s.h, 7);
+                ASSERT_TRUE(b->process8(in.view(), Output8{got.data(), stride, step, e}));
+                const test::CodeDifference d =
+                    test::compareCodes(got, s, stride, step, 7, [&](int x, int y) { return want.at(x, y); });
+                EXPECT_EQ(d.differ, 0) << c.chain << " " << s.w << "x" << s.h << " step " << step;
+                EXPECT_EQ(d.touched, 0) << c.chain << ": wrote between samples or past the row";
+            }
+            // --explain's transfers are the last frame's: process8's codes, rows padded to blocks.
+            const std::string said = b->explain();
+            const std::size_t codes = static_cast<std::size_t>((s.w + gles::kEncodeBlock - 1) / gles::kEncodeBlock) * gles::kEncodeBlock * s.h;
+            const std::size_t floats = sizeof(float) * s.w * s.h;
+            EXPECT_NE(said.find("reads back " + std::to_string(c.onGpu ? codes : floats)), std::string::npos) << said;
+        }
+    }
+}
+
 TEST(Gles31Hysteresis, CountsItsPassesAndTileLoopsAsTheyRan) {
     // gles-compute's hysteresis repeats passes until one changes nothing, and each workgroup loops
     // over its tile until it settles: --explain counts both as the last frame ran them (the Pi

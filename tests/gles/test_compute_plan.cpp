@@ -33,24 +33,29 @@ int planesOf(const gles::ComputePlan& plan, gles::ComputePlane::Format format) {
 
 /// Every binding names a plane, buffer or program of the plan; no pass reads a plane through a
 /// sampler that it also writes as an image (shared storage never aliases a pass's input and
-/// output); one --explain line per dispatch.
+/// output); one --explain line per dispatch, process8's encode pass (where there is one) last.
 void expectWellFormed(const gles::ComputePlan& plan) {
     std::size_t dispatches = 0;
-    for (const gles::ComputeStep& step : plan.steps)
-        for (const gles::ComputePass& pass : step.passes) {
-            ++dispatches;
-            ASSERT_GE(pass.program, 0);
-            ASSERT_LT(pass.program, static_cast<int>(plan.programs.size()));
-            std::set<int> sampled, imaged;
-            for (const gles::ComputeBinding& b : pass.bindings) {
-                const std::size_t count = b.kind == gles::ComputeBinding::Kind::Buffer ? plan.buffers.size() : plan.planes.size();
-                ASSERT_GE(b.index, 0);
-                ASSERT_LT(b.index, static_cast<int>(count));
-                if (b.kind == gles::ComputeBinding::Kind::Sampler) sampled.insert(b.index);
-                if (b.kind == gles::ComputeBinding::Kind::Image) imaged.insert(b.index);
-            }
-            for (int p : sampled) EXPECT_EQ(imaged.count(p), 0u) << plan.programs[pass.program].file << " samples plane " << p << " that it writes";
+    const auto check = [&](const gles::ComputePass& pass) {
+        ++dispatches;
+        ASSERT_GE(pass.program, 0);
+        ASSERT_LT(pass.program, static_cast<int>(plan.programs.size()));
+        std::set<int> sampled, imaged;
+        for (const gles::ComputeBinding& b : pass.bindings) {
+            const std::size_t count = b.kind == gles::ComputeBinding::Kind::Buffer ? plan.buffers.size() : plan.planes.size();
+            ASSERT_GE(b.index, 0);
+            ASSERT_LT(b.index, static_cast<int>(count));
+            if (b.kind == gles::ComputeBinding::Kind::Sampler) sampled.insert(b.index);
+            if (b.kind == gles::ComputeBinding::Kind::Image) imaged.insert(b.index);
         }
+        for (int p : sampled) EXPECT_EQ(imaged.count(p), 0u) << plan.programs[pass.program].file << " samples plane " << p << " that it writes";
+    };
+    for (const gles::ComputeStep& step : plan.steps)
+        for (const gles::ComputePass& pass : step.passes) check(pass);
+    if (plan.codes >= 0) {
+        check(plan.encode);
+        EXPECT_EQ(plan.programs[plan.encode.program].file, "encode8.comp");
+    }
     EXPECT_EQ(plan.passes.size(), dispatches);
 }
 
@@ -100,6 +105,12 @@ TEST(ComputePlan, AGaborBankKeepsOneRunningMaximum) {
     const std::size_t pixels = 1920 * 1080;
     EXPECT_EQ(plan.bytes(k1080p), (1 + 4 + 8 + 4) * pixels + 8 * 640 * 1080 + 256 * sizeof(float));
     EXPECT_LT(plan.bytes(k1080p), 5 * sizeof(float) * pixels);
+    // process8's codes go into a buffer no pass needs by then (within the bytes above).
+    ASSERT_GE(plan.codes, 0);
+    EXPECT_TRUE(plan.buffers[plan.codes].data.empty());
+    EXPECT_GE(plan.buffers[plan.codes].bytes, 1920u * 1080u);
+    EXPECT_EQ(plan.passes.back().name, "encode8.comp");
+    EXPECT_EQ(planOf("gabor sigma=4 wavelength=8 orientations=6", k1080p, false).codes, -1) << "no R32F read-back: the host encodes";
     // bankOrder visits 0, 30, 150, 60, 120, 90: a horizontal pass for 0 (the DC plane's beside it),
     // one for each mirror pair (30 and 150, 60 and 120), a real one for 90; the pairs' vertical
     // passes in three strips.
