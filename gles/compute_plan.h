@@ -124,6 +124,9 @@ private:
     /// Workgroup shapes of the shaders (their local_size layouts).
     static constexpr int kTile = 16;       // per-pixel passes: 16 x 16
     static constexpr int kLineGroup = 64;  // recursive_line.comp: one invocation per line
+    // recursive_pairs.comp: one invocation per line, a workgroup of a QPU's 16 lanes (V3D): at most
+    // 15 idle invocations at a frame's end (63 with 64).
+    static constexpr int kPairsGroup = 16;
     static int groups(int n, int size) { return (n + size - 1) / size; }
     /// A new value's plane (storage is shared afterwards, by share()).
     int plane(Format format);

@@ -65,7 +65,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     const auto dcPass = [&](int axis) {
         Defines d = {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}};
         if (axis == 0) d.push_back({"CODES", codes ? "1" : "0"});
-        ComputePass& p = dispatch("recursive_pairs.comp", d, groups(axis == 0 ? H : static_cast<int>(pairsPerRow), kLineGroup), 1,
+        ComputePass& p = dispatch("recursive_pairs.comp", d, groups(axis == 0 ? H : static_cast<int>(pairsPerRow), kPairsGroup), 1,
                                   "DC pair buffer (two columns' Gaussian)");
         demodulatedCascade(p, plan.dcDemod);
         frameSize(p);
@@ -141,7 +141,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             Defines h = {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", real ? "1" : "0"}, {"CODES", codes ? "1" : "0"}};
             if (real) h.push_back({"WIDEN", "1"});
             if (withDc) h.push_back({"WITH_DC", "1"});
-            ComputePass& x = dispatch("recursive_pairs.comp", h, groups(H, kLineGroup), 1,
+            ComputePass& x = dispatch("recursive_pairs.comp", h, groups(H, kPairsGroup), 1,
                                       real     ? "pair buffer (re of two columns; im 0)"
                                       : withDc ? "pair buffer (re, im of two columns), DC pair buffer's rows"
                                                : "pair buffer (re, im of two columns)");
@@ -160,7 +160,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             if (!mirror) {
                 if (realX(o)) d.push_back({"NO_WX", "1"});
                 else if (plan.demodulated && std::abs(o.wy) < kNoFrequency) d.push_back({"NO_WY", "1"});
-                ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kLineGroup), 1, writes);
+                ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kPairsGroup), 1, writes);
                 coefficients(y, o, 1);
                 frameSize(y);
                 storage(y, 0, pairBuffer);
@@ -170,7 +170,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             // The mirror's vertical pass is its partner's (the same wy, the same DC gain).
             d.push_back({"MIRROR", "1"});
             for (int first = 0; first < W; first += stripColumns) {
-                ComputePass& y = dispatch("recursive_pairs.comp", d, groups(std::min(stripColumns, W - first), kLineGroup), 1,
+                ComputePass& y = dispatch("recursive_pairs.comp", d, groups(std::min(stripColumns, W - first), kPairsGroup), 1,
                                           writes + ", a strip of " + std::to_string(stripColumns) + " columns and its mirror's");
                 coefficients(y, o, 1);
                 frameSize(y);

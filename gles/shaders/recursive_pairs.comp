@@ -60,7 +60,7 @@
 #endif
 // The samples along this pass turn (demodulated, complex, with a frequency along the pass's axis).
 #define TURNS (DEMOD && !REAL && !NO_WY)
-layout(local_size_x = 64) in;
+layout(local_size_x = 16) in;
 #if AXIS == 0 && CODES
 layout(binding = 0) uniform highp usampler2D src;
 #elif AXIS == 0
