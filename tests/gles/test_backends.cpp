@@ -203,6 +203,8 @@ TEST(Gles31Process8, MakesTheCodesOnTheGpuAsTheHostEncodesTheFloats) {
     for (const Case& c : {Case{"gabor sigma=4 wavelength=8 orientations=6", true},
                           Case{"gabor sigma=3 wavelength=8 orientation=30 method=recursive gain=6", true},
                           Case{"edges method=gabor sigma=4 wavelength=8 low-threshold=0.02", true},
+                          Case{"gabor sigma=12 wavelength=20 orientations=4", true},
+                          Case{"gabor sigma=3 wavelength=8 orientations=6 ! blur sigma=1", true},
                           Case{"blur sigma=2", false}}) {
         const Chain chain = chainOf(c.chain);
         const Encoding e = chain.encoding();
