@@ -60,7 +60,21 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     const auto sameRecursion = [](const DemodCascade& a, const DemodCascade& b) {
         return a.B == b.B && a.d0 == b.d0 && a.a1 == b.a1 && a.a2 == b.a2;
     };
-    const bool dcFused = dcPairs && !plan.bank.empty() && !realX(plan.bank[0]) && sameRecursion(plan.dcDemod, plan.bank[0].dx);
+    // A maximum of magnitudes whose bank has 90 degrees (no frequency along x, bankOrder's last):
+    // its horizontal pass is the DC plane's, so the DC's horizontal pass runs alone and 90
+    // degrees' vertical pass (FROM_DC) reads its pairs and runs the DC plane's vertical pass beside
+    // its own, visited first (the maximum of magnitudes does not depend on the order, beyond ties
+    // within kTieTolerance; a sector does: the energy bank keeps bankOrder).
+    std::size_t fromDc = plan.bank.size();
+    for (std::size_t k = 0; k < plan.bank.size(); ++k) {
+        const GaborOrientationPlan& o = plan.bank[k];
+        if (dcPairs && plan.sink == GaborSink::MaxMagnitude && realX(o) && !o.mirrorsPrevious &&
+            (k + 1 == plan.bank.size() || !plan.bank[k + 1].mirrorsPrevious) && sameRecursion(plan.dcDemod, o.dx) &&
+            sameRecursion(plan.dcDemod, o.dy))
+            fromDc = k;
+    }
+    const bool dcFused = dcPairs && fromDc == plan.bank.size() && !plan.bank.empty() && !realX(plan.bank[0]) &&
+                         sameRecursion(plan.dcDemod, plan.bank[0].dx);
     int gauss = -1;
     const auto dcPass = [&](int axis) {
         Defines d = {{"AXIS", std::to_string(axis)}, {"DEMOD", "1"}, {"REAL", "1"}};
@@ -74,10 +88,8 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     };
     if (dcPairs) {
         gauss = buffer(sizeof(float) * 2 * pairsPerRow * H);
-        if (!dcFused) {
-            dcPass(0);
-            dcPass(1);
-        }
+        if (!dcFused) dcPass(0);
+        if (!dcFused && fromDc == plan.bank.size()) dcPass(1);
     } else if (plan.removeDc) {
         gauss = blur(plan.dcBlur, in);
     }
@@ -133,10 +145,31 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
                 {name, ComputeUniform::Type::Vec2, {static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle))}, {}});
         if (axis == 1 && plan.removeDc) uniform(p, "wx", static_cast<float>(o.wx));
     };
+    // The visits' running maximum: the first stores, the last takes the square root.
+    std::size_t visited = 0;
+    const auto visitDefines = [&](std::size_t orientations) {
+        const bool first = visited == 0, last = (visited += orientations) == plan.bank.size();
+        Defines d = {{"AXIS", "1"}, {"DEMOD", demod}, {"REAL", "0"}, {"FIRST", first ? "1" : "0"}, {"LAST", last ? "1" : "0"}};
+        d.insert(d.end(), tailDefines.begin(), tailDefines.end());
+        return std::pair{d, !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)"};
+    };
+    if (pairs && fromDc < plan.bank.size()) {
+        const GaborOrientationPlan& o = plan.bank[fromDc];
+        auto [d, writes] = visitDefines(1);
+        d.insert(d.end(), {{"NO_WX", "1"}, {"FROM_DC", "1"}});
+        ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kPairsGroup), 1,
+                                  writes + std::string(", DC pair buffer's columns"));
+        coefficients(y, o, 1);
+        frameSize(y);
+        storage(y, 0, pairBuffer);
+        bindTail(y, o);
+        demodulatedBorders(y, plan.dcDemod, "dcG", "dcM");
+    }
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
         if (pairs) {
-            const bool mirror = mirrorOf(k), last = k + (mirror ? 2 : 1) == plan.bank.size();
+            if (k == fromDc) continue;
+            const bool mirror = mirrorOf(k);
             const bool real = realX(o) && !mirror, withDc = dcFused && k == 0;
             Defines h = {{"AXIS", "0"}, {"DEMOD", demod}, {"REAL", real ? "1" : "0"}, {"CODES", codes ? "1" : "0"}};
             if (real) h.push_back({"WIDEN", "1"});
@@ -154,9 +187,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
                 storage(x, 2, gauss);
                 dcPass(1);
             }
-            Defines d = {{"AXIS", "1"}, {"DEMOD", demod}, {"REAL", "0"}, {"FIRST", k == 0 ? "1" : "0"}, {"LAST", last ? "1" : "0"}};
-            d.insert(d.end(), tailDefines.begin(), tailDefines.end());
-            const std::string writes = !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)";
+            auto [d, writes] = visitDefines(mirror ? 2 : 1);
             if (!mirror) {
                 if (realX(o)) d.push_back({"NO_WX", "1"});
                 else if (plan.demodulated && std::abs(o.wy) < kNoFrequency) d.push_back({"NO_WY", "1"});
@@ -171,7 +202,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             d.push_back({"MIRROR", "1"});
             for (int first = 0; first < W; first += stripColumns) {
                 ComputePass& y = dispatch("recursive_pairs.comp", d, groups(std::min(stripColumns, W - first), kPairsGroup), 1,
-                                          writes + ", a strip of " + std::to_string(stripColumns) + " columns and its mirror's");
+                                          writes + std::string(", a strip of ") + std::to_string(stripColumns) + " columns and its mirror's");
                 coefficients(y, o, 1);
                 frameSize(y);
                 uniformInt(y, "firstColumn", first);

@@ -22,7 +22,10 @@
 // into the complex pair buffer (imaginary parts 0).
 // NO_WX or NO_WY (AXIS 1, a demodulated orientation's vertical pass on pairs): its frequency has
 // no x part (90 degrees: a pixel's phase is its row's) or no y part (0 degrees: its column's, and
-// its samples are not turned).
+// its samples are not turned). FROM_DC (with NO_WX): the orientation's horizontal pass is the DC
+// plane's (real, the same Gaussian), so its vertical pass reads the DC's pairs as its input, its
+// causal outputs going to the pair buffer, and runs the DC plane's own vertical pass beside it,
+// replacing those pairs with the DC plane: the stage's first visit.
 // Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
 // over it). An AXIS 0 trip is two pairs of a row; an AXIS 1 trip four rows of a column pair (or of
 // a column and its mirror), whose samples are twice that: the count is per invocation.
@@ -46,6 +49,9 @@
 #ifndef NO_WY
 #define NO_WY 0
 #endif
+#ifndef FROM_DC
+#define FROM_DC 0
+#endif
 #if MIRROR && (AXIS != 1 || !DEMOD || REAL)
 #error "MIRROR is a demodulated bank's vertical pass"
 #endif
@@ -57,6 +63,9 @@
 #endif
 #if (NO_WX || NO_WY) && (AXIS != 1 || !DEMOD || REAL || MIRROR || (NO_WX && NO_WY))
 #error "NO_WX and NO_WY are a demodulated orientation's vertical pass on pairs, one of them"
+#endif
+#if FROM_DC && (!NO_WX || !REMOVE_DC)
+#error "FROM_DC is the vertical pass of an orientation with no frequency along x, with the DC removed"
 #endif
 // The samples along this pass turn (demodulated, complex, with a frequency along the pass's axis).
 #define TURNS (DEMOD && !REAL && !NO_WY)
@@ -126,6 +135,9 @@ uniform highp float scale2;
 #endif
 #if REMOVE_DC && DEMOD && MIRROR
 layout(std430, binding = 2) readonly buffer Dc { highp float dcSamples[]; };  // REAL's, a column's an element
+uniform highp float dcGain;
+#elif REMOVE_DC && DEMOD && FROM_DC
+layout(std430, binding = 2) buffer Dc { highp vec2 dcPairs[]; };  // the DC's horizontal pass's, then REAL's
 uniform highp float dcGain;
 #elif REMOVE_DC && DEMOD
 layout(std430, binding = 2) readonly buffer Dc { highp vec2 dcPairs[]; };  // REAL's
@@ -224,6 +236,36 @@ highp vec4 turnBack(highp vec4 a, highp vec2 e) { return vec4(turnBack(a.xy, e),
 #endif
 RECURSION(highp ONE)
 RECURSION(highp TWO)
+#if WITH_DC || FROM_DC
+// The stage's DC plane's pass along this axis (REAL's) beside this orientation's, on the samples
+// it reads anyway (WITH_DC: the row's; FROM_DC: the column pair's horizontal DC, replaced in place
+// by the DC plane): the Gaussian's recursion as the orientation's (d0, a1, a2: the planner fuses
+// them only where they are the same), its own borders (dcG, dcM: real, in .x).
+#if AXIS == 0
+#define DC float  // a sample of the row
+#else
+#define DC vec2   // the column pair's two samples of a row
+#endif
+uniform highp vec2 dcG[3];
+uniform highp vec2 dcM[12];
+highp DC r0, r1, r2;  // its states
+highp DC dcAdvance(highp DC x) {
+    r0 = x + d0 * r0;
+    highp DC y = r0 + a2 * r2 + a1 * r1;
+    r2 = r1;
+    r1 = y;
+    return y;
+}
+void dcStart(highp DC head) { r0 = head * dcG[0].x; r1 = head * dcG[1].x; r2 = head * dcG[2].x; }
+void dcBackwardStart(highp DC last) {
+    highp DC t0 = last * dcM[0].x + r0 * dcM[1].x + r1 * dcM[2].x + r2 * dcM[3].x;
+    highp DC t1 = last * dcM[4].x + r0 * dcM[5].x + r1 * dcM[6].x + r2 * dcM[7].x;
+    highp DC t2 = last * dcM[8].x + r0 * dcM[9].x + r1 * dcM[10].x + r2 * dcM[11].x;
+    r0 = t0;
+    r1 = t1;
+    r2 = t2;
+}
+#endif
 
 #if AXIS == 0
 #if CODES
@@ -251,29 +293,7 @@ void put(int k, highp ONE a, highp ONE b) { pairs[k] = TWO(a, b); }
 highp TWO pairAt(int k) { return pairs[k]; }
 #endif
 #if WITH_DC
-// WITH_DC: the stage's DC plane's horizontal pass (REAL's) beside this orientation's, on the same
-// samples: the Gaussian's recursion as the orientation's (B, d0, a1, a2: the planner fuses them
-// only where they are the same), its own borders (dcG, dcM: real, in .x), into the DC's buffer.
-uniform highp vec2 dcG[3];
-uniform highp vec2 dcM[12];
-layout(std430, binding = 2) buffer Dc { highp vec2 dcPairs[]; };
-highp float r0, r1, r2;  // its states
-highp float dcAdvance(highp float x) {
-    r0 = x + d0 * r0;
-    highp float y = r0 + a2 * r2 + a1 * r1;
-    r2 = r1;
-    r1 = y;
-    return y;
-}
-void dcStart(highp float head) { r0 = head * dcG[0].x; r1 = head * dcG[1].x; r2 = head * dcG[2].x; }
-void dcBackwardStart(highp float last) {
-    highp float t0 = last * dcM[0].x + r0 * dcM[1].x + r1 * dcM[2].x + r2 * dcM[3].x;
-    highp float t1 = last * dcM[4].x + r0 * dcM[5].x + r1 * dcM[6].x + r2 * dcM[7].x;
-    highp float t2 = last * dcM[8].x + r0 * dcM[9].x + r1 * dcM[10].x + r2 * dcM[11].x;
-    r0 = t0;
-    r1 = t1;
-    r2 = t2;
-}
+layout(std430, binding = 2) buffer Dc { highp vec2 dcPairs[]; };  // the DC's horizontal pass's
 #endif
 // Samples 2k and 2k + 1 of the row (`e` the first's phase, then the next pair's) through the
 // causal pass into pair `slot`; with WITH_DC the DC plane's too.
@@ -495,7 +515,13 @@ void main() {
 #else
 // Row i (`e` its phase, then the next row's): `at` its pair's index, moved on to the next row's.
 void causal(inout int at, inout highp TWO s0, inout highp TWO s1, inout highp TWO s2, inout highp vec2 e) {
+#if FROM_DC
+    highp vec2 d = dcPairs[at];
+    highp TWO x = TWO(d.x, 0.0, d.y, 0.0);
+    dcPairs[at] = dcAdvance(d);
+#else
     highp TWO x = pairs[at];
+#endif
 #if TURNS
     x = turnBack(x, e);
 #endif
@@ -514,8 +540,14 @@ void anticausal(int line, int i, inout int at, inout highp TWO t0, inout highp T
     // accesses do nothing (a store outside an image is ignored, a load returns zero, and the
     // fetch's undefined value goes nowhere).
     ivec2 even = ivec2(2 * line, i), odd = ivec2(2 * line + 1, i);
-#if REMOVE_DC && DEMOD
+#if REMOVE_DC && DEMOD && FROM_DC
+    highp vec2 plane = dcAdvance(dcPairs[at]);
+    dcPairs[at] = plane;
+    highp vec2 dc = dcGain * plane;
+#elif REMOVE_DC && DEMOD
     highp vec2 dc = dcGain * dcPairs[at];
+#endif
+#if REMOVE_DC && DEMOD
     tail(even, energy(z.xy, pixelPhase(columns.xy, e), dc.x), 0.0);
     tail(odd, energy(z.zw, pixelPhase(columns.zw, e), dc.y), 0.0);
 #elif REMOVE_DC
@@ -534,7 +566,13 @@ void main() {
     stride = (width + 1) / 2;
     int line = int(gl_GlobalInvocationID.x), n = height;
     if (line >= stride) return;
+#if FROM_DC
+    highp vec2 dcHead = dcPairs[line], dcLast = dcPairs[(n - 1) * stride + line];
+    highp TWO head = TWO(dcHead.x, 0.0, dcHead.y, 0.0), last = TWO(dcLast.x, 0.0, dcLast.y, 0.0);
+    dcStart(dcHead);
+#else
     highp TWO head = pairs[line], last = pairs[(n - 1) * stride + line];  // row 0's phase is 1
+#endif
 #if TURNS
     last = turnBack(last, lastPhase);
 #endif
@@ -557,6 +595,9 @@ void main() {
     if (i + 2 < n) causal(at, s0, s1, s2, e);
     highp TWO t0, t1, t2;
     backwardStart(last, s0, s1, s2, t0, t1, t2);
+#if FROM_DC
+    dcBackwardStart(dcLast);
+#endif
     e = phaseOfLast();
     at -= stride;
     for (i = n - 1; i > 2; i -= SAMPLES_PER_TRIP) {

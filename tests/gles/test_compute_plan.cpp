@@ -111,29 +111,39 @@ TEST(ComputePlan, AGaborBankKeepsOneRunningMaximum) {
     EXPECT_GE(plan.buffers[plan.codes].bytes, 1920u * 1080u);
     EXPECT_EQ(plan.passes.back().name, "encode8.comp");
     EXPECT_EQ(planOf("gabor sigma=4 wavelength=8 orientations=6", k1080p, false).codes, -1) << "no R32F read-back: the host encodes";
-    // bankOrder visits 0, 30, 150, 60, 120, 90: a horizontal pass for 0 (the DC plane's beside it),
-    // one for each mirror pair (30 and 150, 60 and 120), a real one for 90; the pairs' vertical
-    // passes in three strips.
+    // bankOrder is 0, 30, 150, 60, 120, 90. 90 degrees' horizontal pass is the DC plane's, which
+    // runs alone, and 90 degrees is visited first: its vertical pass reads the DC's pairs and runs
+    // the DC plane's vertical pass beside its own (FROM_DC; its pixels' phases from their rows
+    // alone). Then a horizontal pass for 0 and one for each mirror pair (30 and 150, 60 and 120),
+    // the pairs' vertical passes in three strips, the last pair's taking the square root.
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1 CODES=1"), 1u);  // the DC's rows
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=1"), 3u);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=1 WITH_DC=1"), 1u);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1 CODES=1 WIDEN=1"), 1u);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1"), 1u);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=1"), 1u);  // the DC plane's columns
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=1 WITH_DC=1"), 0u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1 CODES=1 WIDEN=1"), 0u);
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=1"), 0u);  // the DC's columns: in 90's
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0"), 8u);
     EXPECT_EQ(passesNamed(plan, "recursive_line.comp"), 0u);
     EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=1 LAST=0"), 1u);
-    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=0 LAST=1"), 1u);
-    std::size_t mirrors = 0, noWx = 0, noWy = 0;
+    EXPECT_EQ(passesNamed(plan, "recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=0 LAST=1"), 3u);
+    std::size_t mirrors = 0, noWy = 0;
     for (const gles::PassInfo& p : plan.passes) {
         mirrors += p.name.ends_with("MIRROR=1");
-        noWx += p.name.ends_with("NO_WX=1");
         noWy += p.name.ends_with("NO_WY=1");
     }
     EXPECT_EQ(mirrors, 6u);
-    // 0 degrees' vertical pass turns no sample (no frequency along y), 90 degrees' takes its
-    // pixels' phases from their rows alone (none along x).
+    // 0 degrees' vertical pass turns no sample (no frequency along y).
     EXPECT_EQ(noWy, 1u);
-    EXPECT_EQ(noWx, 1u);
+    ASSERT_GE(plan.passes.size(), 2u);
+    EXPECT_TRUE(plan.passes[1].name.starts_with("recursive_pairs.comp AXIS=1 DEMOD=1 REAL=0 FIRST=1 LAST=0"));
+    EXPECT_TRUE(plan.passes[1].name.ends_with("NO_WX=1 FROM_DC=1")) << plan.passes[1].name;
+
+    // The energy bank's sectors keep bankOrder's ties: 0 degrees first, the DC plane's horizontal
+    // pass inside its own, 90 degrees' real horizontal pass and its vertical pass last.
+    const gles::ComputePlan energy = planOf("edges method=gabor sigma=4 wavelength=8");
+    expectWellFormed(energy);
+    EXPECT_EQ(passesNamed(energy, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=0 CODES=1 WITH_DC=1"), 1u);
+    EXPECT_EQ(passesNamed(energy, "recursive_pairs.comp AXIS=0 DEMOD=1 REAL=1 CODES=1 WIDEN=1"), 1u);
+    for (const gles::PassInfo& p : energy.passes) EXPECT_EQ(p.name.find("FROM_DC"), std::string::npos) << p.name;
 }
 
 TEST(ComputePlan, TheFrameGoesUpAsFloatsWhereAnotherPassReadsIt) {
