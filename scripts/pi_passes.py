@@ -402,16 +402,18 @@ def passes(text, w, h):
             gx, gy = map(int, re.match(r"(\d+)x(\d+)", grid).groups())
             items = gx * gy * local_size(name)
             if name.startswith(LINE_PROGRAMS):
-                # One invocation per line runs its causal and its anticausal loop over the line:
-                # a sample costs the two loops' instructions (line_loops: the QPU code's) over the
-                # samples a trip, the rest of the program runs once a line. Where the loops are not known, the whole
-                # program once a sample (an upper bound: the model before 2026-11-28).
+                # One invocation per line runs its causal and its anticausal loop over the line (a
+                # FROM_DC pass: those of its own recursion, then the DC plane's two): a sample
+                # costs the loops' instructions (line_loops: the QPU code's) over the samples a
+                # trip, the rest of the program runs once a line. Where the loops are not known,
+                # the whole program once a sample (an upper bound: the model before 2026-11-28).
                 length = w if "AXIS=0" in name else h
                 items *= length
                 if program in loops and program in stats:
-                    if len(loops[program]) != 2:
-                        raise SystemExit("%s: %d loops in its QPU code, the model counts two (causal, anticausal)" % (
-                            program, len(loops[program])))
+                    expected = 4 if "FROM_DC=1" in name else 2
+                    if len(loops[program]) != expected:
+                        raise SystemExit("%s: %d loops in its QPU code, the model counts %d (causal, anticausal%s)" % (
+                            program, len(loops[program]), expected, " of each recursion" if expected == 4 else ""))
                     total, threads = stats[program]
                     per_sample = sum(loops[program]) / samples_per_trip(name)
                     stats[program] = (per_sample + (total - per_sample) / length, threads)

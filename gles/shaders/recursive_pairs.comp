@@ -518,7 +518,6 @@ void causal(inout int at, inout highp TWO s0, inout highp TWO s1, inout highp TW
 #if FROM_DC
     highp vec2 d = dcPairs[at];
     highp TWO x = TWO(d.x, 0.0, d.y, 0.0);
-    dcPairs[at] = dcAdvance(d);
 #else
     highp TWO x = pairs[at];
 #endif
@@ -529,6 +528,14 @@ void causal(inout int at, inout highp TWO s0, inout highp TWO s1, inout highp TW
     at += stride;
     e = next(e);
 }
+#if FROM_DC
+// A row's DC pair through one of the DC plane's passes, in place; `at` moved on to the next row's
+// (`step` stride) or the row's before (-stride).
+void dcStep(inout int at, int step) {
+    dcPairs[at] = dcAdvance(dcPairs[at]);
+    at += step;
+}
+#endif
 // Row i of pair `line` (`e` its phase, then the row's before; `at` as causal's, moved on to the
 // row's before).
 void anticausal(int line, int i, inout int at, inout highp TWO t0, inout highp TWO t1, inout highp TWO t2, inout highp vec2 e) {
@@ -540,14 +547,8 @@ void anticausal(int line, int i, inout int at, inout highp TWO t0, inout highp T
     // accesses do nothing (a store outside an image is ignored, a load returns zero, and the
     // fetch's undefined value goes nowhere).
     ivec2 even = ivec2(2 * line, i), odd = ivec2(2 * line + 1, i);
-#if REMOVE_DC && DEMOD && FROM_DC
-    highp vec2 plane = dcAdvance(dcPairs[at]);
-    dcPairs[at] = plane;
-    highp vec2 dc = dcGain * plane;
-#elif REMOVE_DC && DEMOD
-    highp vec2 dc = dcGain * dcPairs[at];
-#endif
 #if REMOVE_DC && DEMOD
+    highp vec2 dc = dcGain * dcPairs[at];
     tail(even, energy(z.xy, pixelPhase(columns.xy, e), dc.x), 0.0);
     tail(odd, energy(z.zw, pixelPhase(columns.zw, e), dc.y), 0.0);
 #elif REMOVE_DC
@@ -569,7 +570,6 @@ void main() {
 #if FROM_DC
     highp vec2 dcHead = dcPairs[line], dcLast = dcPairs[(n - 1) * stride + line];
     highp TWO head = TWO(dcHead.x, 0.0, dcHead.y, 0.0), last = TWO(dcLast.x, 0.0, dcLast.y, 0.0);
-    dcStart(dcHead);
 #else
     highp TWO head = pairs[line], last = pairs[(n - 1) * stride + line];  // row 0's phase is 1
 #endif
@@ -596,7 +596,30 @@ void main() {
     highp TWO t0, t1, t2;
     backwardStart(last, s0, s1, s2, t0, t1, t2);
 #if FROM_DC
+    // Then the DC plane's two passes over the whole column pair, in place, so that this
+    // orientation's tail reads it as the other visits' do (loops of both recursions spilled on V3D).
+    int dcAt = line;
+    dcStart(dcHead);
+    for (i = 0; i + 3 < n; i += SAMPLES_PER_TRIP) {
+        dcStep(dcAt, stride);
+        dcStep(dcAt, stride);
+        dcStep(dcAt, stride);
+        dcStep(dcAt, stride);
+    }
+    if (i < n) dcStep(dcAt, stride);
+    if (i + 1 < n) dcStep(dcAt, stride);
+    if (i + 2 < n) dcStep(dcAt, stride);
     dcBackwardStart(dcLast);
+    dcAt -= stride;
+    for (i = n - 1; i > 2; i -= SAMPLES_PER_TRIP) {
+        dcStep(dcAt, -stride);
+        dcStep(dcAt, -stride);
+        dcStep(dcAt, -stride);
+        dcStep(dcAt, -stride);
+    }
+    if (i >= 0) dcStep(dcAt, -stride);
+    if (i >= 1) dcStep(dcAt, -stride);
+    if (i >= 2) dcStep(dcAt, -stride);
 #endif
     e = phaseOfLast();
     at -= stride;
