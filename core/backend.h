@@ -95,9 +95,10 @@ public:
     virtual Status process(ImageView<const std::uint8_t> luma, ChainOutput* out) = 0;
     /// One frame straight to 8-bit samples: the same codes as process() and encode8 of its real
     /// output (chains with a real output only). The default does exactly that on the calling
-    /// thread (vectorised by the compiler on contiguous samples: the GLES backends use it);
-    /// backends override it with a faster way (threads, NEON, an 8-bit form of the last stage
-    /// that never writes the float plane). Where that form is in
+    /// thread (writeCodes: vectorised by the compiler on contiguous samples, as the GLES backends
+    /// do after their read-back); backends override it with a faster way (threads, NEON, an 8-bit
+    /// form of the last stage that never writes the float plane, gles-compute's codes made on the
+    /// GPU and read back a byte a pixel). Where that form is in
     /// fixed point (the cpu backend's blur, docs/algorithms.md) the codes are within one of the
     /// correctly rounded result of its method, and for method=auto the method may differ from
     /// process()'s: the fastest for 8-bit outputs.

@@ -115,22 +115,11 @@ Status GlesBackend::configure(const Chain& chain, const FrameFormat& format) {
 }
 
 Status GlesBackend::process(ImageView<const std::uint8_t> luma, ChainOutput* out) {
-    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
-    const Current current(*this);
-    if (!current.status()) return current.status();
-    // A program the driver failed to compile skips its draws on every frame: the failure stays.
-    if (!driverVerdict_) return driverVerdict_;
-    if (Status s = processCurrent(luma, out); !s) return s;
-    return heardVerdict();
+    return frame(luma, [&] { return processCurrent(luma, out); });
 }
 
 Status GlesBackend::process8(ImageView<const std::uint8_t> luma, const Output8& out) {
-    if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
-    const Current current(*this);
-    if (!current.status()) return current.status();
-    if (!driverVerdict_) return driverVerdict_;
-    if (Status s = process8Current(luma, out); !s) return s;
-    return heardVerdict();
+    return frame(luma, [&] { return process8Current(luma, out); });
 }
 
 Status GlesBackend::process8Current(ImageView<const std::uint8_t> luma, const Output8& out) {

@@ -134,6 +134,18 @@ protected:
     /// The driver's verdict on the programs run so far (the first failed one, kept for good): a
     /// frame's work is done when the driver compiled all it ran.
     Status heardVerdict();
+    /// process() and process8(): the frame's size checked, the context current, `run` (the
+    /// frame's work) unless the driver failed a program before, then the driver's verdict.
+    template <class Run>
+    Status frame(ImageView<const std::uint8_t> luma, Run&& run) {
+        if (Status s = checkFrameSize(luma.width, luma.height, format_); !s) return s;
+        const Current current(*this);
+        if (!current.status()) return current.status();
+        // A program the driver failed to compile skips its draws on every frame: the failure stays.
+        if (!driverVerdict_) return driverVerdict_;
+        if (Status s = run(); !s) return s;
+        return heardVerdict();
+    }
     /// Removes the driver callback (the context current): the destructors call it.
     void stopListening() { driverLog_.uninstall(); }
 

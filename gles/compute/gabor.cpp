@@ -68,8 +68,8 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     std::size_t fromDc = plan.bank.size();
     for (std::size_t k = 0; k < plan.bank.size(); ++k) {
         const GaborOrientationPlan& o = plan.bank[k];
-        if (dcPairs && plan.sink == GaborSink::MaxMagnitude && realX(o) && !o.mirrorsPrevious &&
-            (k + 1 == plan.bank.size() || !plan.bank[k + 1].mirrorsPrevious) && sameRecursion(plan.dcDemod, o.dx) &&
+        const bool paired = o.mirrorsPrevious || (k + 1 < plan.bank.size() && plan.bank[k + 1].mirrorsPrevious);
+        if (dcPairs && plan.sink == GaborSink::MaxMagnitude && realX(o) && !paired && sameRecursion(plan.dcDemod, o.dx) &&
             sameRecursion(plan.dcDemod, o.dy))
             fromDc = k;
     }
@@ -100,14 +100,14 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
     }
     Defines tailDefines = enumDefines("SINK", kGaborSinks, plan.sink);
     tailDefines.insert(tailDefines.end(), {{"REMOVE_DC", plan.removeDc ? "1" : "0"}, {"TIE", glslFloat(kTieTolerance)}});
-    // The stage's output from orientation o's response (gabor_combine.comp's, or a recursive
-    // vertical pass's tail): its inputs and outputs past the response's own.
     // Demodulated pairs' passes leave the Gaussian's B out (recursive_pairs.comp): a response and
     // the DC plane reach the tail over their axes' B^2, which the squared magnitude's scale and the
     // DC's gain put back.
     const auto overB = [](const DemodCascade& x, const DemodCascade& y) {
         return static_cast<double>(x.B) * x.B * y.B * y.B;
     };
+    // The stage's output from orientation o's response (gabor_combine.comp's, or a recursive
+    // vertical pass's tail): its inputs and outputs past the response's own.
     const auto bindTail = [&](ComputePass& p, const GaborOrientationPlan& o) {
         if (plan.removeDc) {
             if (dcPairs) storage(p, 2, gauss);
@@ -151,14 +151,14 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
         const bool first = visited == 0, last = (visited += orientations) == plan.bank.size();
         Defines d = {{"AXIS", "1"}, {"DEMOD", demod}, {"REAL", "0"}, {"FIRST", first ? "1" : "0"}, {"LAST", last ? "1" : "0"}};
         d.insert(d.end(), tailDefines.begin(), tailDefines.end());
-        return std::pair{d, !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)"};
+        return std::pair<Defines, std::string>{d, !bank ? "R32F" : last ? "R32F (maximum)" : "R32F (running maximum, squared)"};
     };
     if (pairs && fromDc < plan.bank.size()) {
         const GaborOrientationPlan& o = plan.bank[fromDc];
         auto [d, writes] = visitDefines(1);
         d.insert(d.end(), {{"NO_WX", "1"}, {"FROM_DC", "1"}});
         ComputePass& y = dispatch("recursive_pairs.comp", d, groups(static_cast<int>(pairsPerRow), kPairsGroup), 1,
-                                  writes + std::string(", DC pair buffer's columns"));
+                                  writes + ", DC pair buffer's columns");
         coefficients(y, o, 1);
         frameSize(y);
         storage(y, 0, pairBuffer);
@@ -202,7 +202,7 @@ int ComputePlanner::gabor(const GaborPlan& plan, int in, int sector) {
             d.push_back({"MIRROR", "1"});
             for (int first = 0; first < W; first += stripColumns) {
                 ComputePass& y = dispatch("recursive_pairs.comp", d, groups(std::min(stripColumns, W - first), kPairsGroup), 1,
-                                          writes + std::string(", a strip of ") + std::to_string(stripColumns) + " columns and its mirror's");
+                                          writes + ", a strip of " + std::to_string(stripColumns) + " columns and its mirror's");
                 coefficients(y, o, 1);
                 frameSize(y);
                 uniformInt(y, "firstColumn", first);

@@ -10,6 +10,7 @@
 
 #include "board/backend_choice.h"
 #include "core/chain.h"
+#include "core/image.h"
 #include "gles/gles_backend.h"
 #include "tests/support/allocation_counter.h"
 #include "tests/support/gl_accounting.h"
@@ -68,6 +69,22 @@ TEST_P(GpuFrames, AllocateNothingAfterTheFirst) {
     EXPECT_EQ(later.uniformLookups - first.uniformLookups, 0) << "uniforms looked up by name in 5 frames";
     EXPECT_EQ(later.peakBytes, first.peakBytes) << "GPU memory grew after the first frame";
     EXPECT_EQ(dynamic_cast<gles::GlesBackend&>(*backend).programLookups(), lookups) << "program-cache lookups in 5 frames";
+
+    // The elements' 8-bit path too (process8: gles-compute's codes made on the GPU where its plan
+    // ends with a spare buffer), after its own first frame.
+    if (chain.complexOutput()) return;
+    Image<std::uint8_t> codes(fmt.width, fmt.height);
+    const Output8 to8{codes.data(), static_cast<std::ptrdiff_t>(codes.stride()), 1, chain.encoding()};
+    ASSERT_TRUE(backend->process8(in.view(), to8));
+    const testing::GlAccount first8 = testing::glAccount();
+    const long heap8 = testing::heapAllocations();
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(backend->process8(in.view(), to8));
+    const testing::GlAccount later8 = testing::glAccount();
+    EXPECT_EQ(testing::heapAllocations() - heap8, 0) << "heap allocations in 5 8-bit frames";
+    EXPECT_EQ(later8.created - first8.created, 0) << "GL objects created in 5 8-bit frames";
+    EXPECT_EQ(later8.specified - first8.specified, 0) << "GL storage re-specified in 5 8-bit frames";
+    EXPECT_EQ(later8.uniformLookups - first8.uniformLookups, 0) << "uniforms looked up by name in 5 8-bit frames";
+    EXPECT_EQ(later8.peakBytes, first.peakBytes) << "GPU memory grew in the 8-bit frames";
 }
 
 std::vector<Case> cases() {

@@ -94,6 +94,21 @@ CodeDifference compareCodes(const std::vector<std::uint8_t>& got, Size s, std::p
     return d;
 }
 
+/// process8 of `in` at `step` (rows padded by 5 bytes) against encode8 of `r`, the same frame's
+/// process() output (its codes taken first: process8 may reuse the planes `r` views): the codes
+/// that differ and the bytes touched between samples or past a row; `status` is process8's.
+inline CodeDifference process8Against(Backend& b, ImageView<const std::uint8_t> in, const ChainOutput& r,
+                                      const Encoding& e, int step, Status* status) {
+    const Size s{in.width, in.height};
+    Image<std::uint8_t> want(s.w, s.h);
+    for (int y = 0; y < s.h; ++y)
+        for (int x = 0; x < s.w; ++x) want.at(x, y) = encode8(r.real.at(x, y), e);
+    const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(s.w) * step + 5;
+    std::vector<std::uint8_t> got(static_cast<std::size_t>(stride) * s.h, 7);
+    *status = b.process8(in, Output8{got.data(), stride, step, e});
+    return compareCodes(got, s, stride, step, 7, [&](int x, int y) { return want.at(x, y); });
+}
+
 /// The example chains of every stage's table (core/params.h), the catalogue selftest also runs.
 inline std::vector<std::string> catalogue() {
     std::vector<std::string> out;
