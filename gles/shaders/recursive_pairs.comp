@@ -24,8 +24,9 @@
 // no x part (90 degrees: a pixel's phase is its row's) or no y part (0 degrees: its column's, and
 // its samples are not turned). FROM_DC (with NO_WX): the orientation's horizontal pass is the DC
 // plane's (real, the same Gaussian), so its vertical pass reads the DC's pairs as its input, its
-// causal outputs going to the pair buffer, and runs the DC plane's own vertical pass beside it,
-// replacing those pairs with the DC plane: the stage's first visit.
+// causal outputs going to the pair buffer, then runs the DC plane's two vertical passes over the
+// column pair, replacing those pairs with the DC plane, before its anticausal pass and tail: the
+// stage's first visit.
 // Samples each loop runs a trip (scripts/pi_passes.py reads it: a sample costs its loops' code
 // over it). An AXIS 0 trip is two pairs of a row; an AXIS 1 trip four rows of a column pair (or of
 // a column and its mirror), whose samples are twice that: the count is per invocation.
@@ -237,10 +238,11 @@ highp vec4 turnBack(highp vec4 a, highp vec2 e) { return vec4(turnBack(a.xy, e),
 RECURSION(highp ONE)
 RECURSION(highp TWO)
 #if WITH_DC || FROM_DC
-// The stage's DC plane's pass along this axis (REAL's) beside this orientation's, on the samples
-// it reads anyway (WITH_DC: the row's; FROM_DC: the column pair's horizontal DC, replaced in place
-// by the DC plane): the Gaussian's recursion as the orientation's (d0, a1, a2: the planner fuses
-// them only where they are the same), its own borders (dcG, dcM: real, in .x).
+// The stage's DC plane's pass along this axis (REAL's) in this orientation's program, on samples
+// it reads anyway (WITH_DC: the row's, beside the orientation's recursion; FROM_DC: the column
+// pair's horizontal DC, replaced in place by the DC plane in loops of their own): the Gaussian's
+// recursion as the orientation's (d0, a1, a2: the planner fuses them only where they are the
+// same), its own borders (dcG, dcM: real, in .x).
 #if AXIS == 0
 #define DC float  // a sample of the row
 #else
