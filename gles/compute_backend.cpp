@@ -289,8 +289,7 @@ Status ComputeBackend::process8Current(ImageView<const std::uint8_t> luma, const
     const int W = format_.width, H = format_.height, blocks = (W + kEncodeBlock - 1) / kEncodeBlock;
     runSteps(luma);
     if (!status_) return status_;
-    for (ComputeUniform& u : plan_.encode.uniforms)
-        if (u.name == "scale") u.f[0] = static_cast<float>(out.encoding.scale);
+    plan_.encode.uniforms.back().f[0] = static_cast<float>(out.encoding.scale);
     run(plan_.encode);
     const std::size_t rowBytes = static_cast<std::size_t>(kEncodeBlock) * blocks, bytes = rowBytes * H;
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.codes].buffer);

@@ -165,7 +165,7 @@ void ComputePlanner::planEncode() {
     storage(p, 0, plan_->codes);
     uniformInt(p, "width", W);
     uniformInt(p, "height", H);
-    uniform(p, "scale", 1);  // the encoding's, set per frame
+    uniform(p, "scale", 1);  // the encoding's, set per frame: the pass's last uniform
     plan_->encode = std::move(p);
 }
 

@@ -97,8 +97,8 @@ struct ComputePlan {
     int changed = -1, indirect = -1;  ///< the hysteresis gate's buffers (-1: no hysteresis)
     bool complexOutput = false;
     /// process8's codes on the GPU (encode8.comp, after the steps, into buffer `codes`, one no
-    /// pass needs by then: rows of kEncodeBlock-code blocks), its `scale` set per frame; codes =
-    /// -1: the host encodes the read-back floats.
+    /// pass needs by then: rows of kEncodeBlock-code blocks), its last uniform, `scale`, set per
+    /// frame; codes = -1: the host encodes the read-back floats.
     ComputePass encode;
     int codes = -1;
     Status status;  ///< ok, or the first planning failure

@@ -59,15 +59,21 @@ TEST_P(GpuFrames, AllocateNothingAfterTheFirst) {
     const testing::GlAccount first = testing::glAccount();
     EXPECT_EQ(first.unknownFormats, 0);
     EXPECT_EQ(first.liveBytes - bytesBefore, backend->memory().gpu);
-    const long heap = testing::heapAllocations();
+    // Five more frames by `run` ("frames" or "8-bit frames"): nothing allocated, created,
+    // re-specified or looked up, and the GPU memory of the first frame.
+    const auto fiveFrames = [&](const char* what, auto&& run) {
+        const testing::GlAccount before = testing::glAccount();
+        const long heap = testing::heapAllocations();
+        for (int i = 0; i < 5; ++i) ASSERT_TRUE(run());
+        const testing::GlAccount later = testing::glAccount();
+        EXPECT_EQ(testing::heapAllocations() - heap, 0) << "heap allocations in 5 " << what;
+        EXPECT_EQ(later.created - before.created, 0) << "GL objects created in 5 " << what;
+        EXPECT_EQ(later.specified - before.specified, 0) << "GL storage re-specified in 5 " << what;
+        EXPECT_EQ(later.uniformLookups - before.uniformLookups, 0) << "uniforms looked up by name in 5 " << what;
+        EXPECT_EQ(later.peakBytes, first.peakBytes) << "GPU memory grew in 5 " << what;
+    };
     const std::size_t lookups = dynamic_cast<gles::GlesBackend&>(*backend).programLookups();
-    for (int i = 0; i < 5; ++i) ASSERT_TRUE(backend->process(in.view(), &out));
-    const testing::GlAccount later = testing::glAccount();
-    EXPECT_EQ(testing::heapAllocations() - heap, 0) << "heap allocations in 5 frames";
-    EXPECT_EQ(later.created - first.created, 0) << "GL objects created in 5 frames";
-    EXPECT_EQ(later.specified - first.specified, 0) << "GL storage re-specified in 5 frames";
-    EXPECT_EQ(later.uniformLookups - first.uniformLookups, 0) << "uniforms looked up by name in 5 frames";
-    EXPECT_EQ(later.peakBytes, first.peakBytes) << "GPU memory grew after the first frame";
+    fiveFrames("frames", [&] { return backend->process(in.view(), &out); });
     EXPECT_EQ(dynamic_cast<gles::GlesBackend&>(*backend).programLookups(), lookups) << "program-cache lookups in 5 frames";
 
     // The elements' 8-bit path too (process8: gles-compute's codes made on the GPU where its plan
@@ -76,15 +82,7 @@ TEST_P(GpuFrames, AllocateNothingAfterTheFirst) {
     Image<std::uint8_t> codes(fmt.width, fmt.height);
     const Output8 to8{codes.data(), static_cast<std::ptrdiff_t>(codes.stride()), 1, chain.encoding()};
     ASSERT_TRUE(backend->process8(in.view(), to8));
-    const testing::GlAccount first8 = testing::glAccount();
-    const long heap8 = testing::heapAllocations();
-    for (int i = 0; i < 5; ++i) ASSERT_TRUE(backend->process8(in.view(), to8));
-    const testing::GlAccount later8 = testing::glAccount();
-    EXPECT_EQ(testing::heapAllocations() - heap8, 0) << "heap allocations in 5 8-bit frames";
-    EXPECT_EQ(later8.created - first8.created, 0) << "GL objects created in 5 8-bit frames";
-    EXPECT_EQ(later8.specified - first8.specified, 0) << "GL storage re-specified in 5 8-bit frames";
-    EXPECT_EQ(later8.uniformLookups - first8.uniformLookups, 0) << "uniforms looked up by name in 5 8-bit frames";
-    EXPECT_EQ(later8.peakBytes, first.peakBytes) << "GPU memory grew in the 8-bit frames";
+    fiveFrames("8-bit frames", [&] { return backend->process8(in.view(), to8); });
 }
 
 std::vector<Case> cases() {
