@@ -67,6 +67,7 @@ void ComputeBackend::releaseGl() {
     glDeleteFramebuffers(1, &resultFbo_);
     resultFbo_ = 0;
     plan_ = ComputePlan{};
+    hysteresisSettled_ = true;  // the next plan's work buffer starts as its data: all clear
 }
 
 Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& format) {
@@ -160,48 +161,62 @@ void ComputeBackend::run(const ComputePass& pass) {
 }
 
 void ComputeBackend::runUntilStable(const ComputeStep& step) {
-    const ComputePass& pass = step.passes[0];
-    const GLuint counts[3] = {0, 1, 0}, full[3] = {static_cast<GLuint>(pass.groupsX), static_cast<GLuint>(pass.groupsY), 1};
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.changed].buffer);
-    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);  // changed, passes (the first), iterations
-    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, plan_.buffers[plan_.indirect].buffer);
-    glBufferSubData(GL_DISPATCH_INDIRECT_BUFFER, 0, sizeof full, full);
-    // The plan's cap (each pass reaches at least one more tile along every unfinished path)
-    // bounds the passes; the GPU gate makes the passes after the fixed point empty, and the host
-    // looks only once per batch.
-    const long maxBatches = step.maxRepeats / kHysteresisPassesPerCheck + 2;
-    for (long batch = 0; batch < maxBatches; ++batch) {
-        for (int i = 0; i < kHysteresisPassesPerCheck; ++i)
-            for (const ComputePass& p : step.passes) run(p);
+    // passes[0]: the first pass, over every tile; then the gate and a pass over the listed tiles.
+    const ComputePass& first = step.passes[0];
+    const ComputeBuffer& work = plan_.buffers[plan_.hysteresis];
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, work.buffer);
+    // A frame that ended inside the hysteresis (a GL failure) may have left tiles' bits set:
+    // they start cleared again.
+    if (!hysteresisSettled_) glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(work.data.size() * sizeof(float)), work.data.data());
+    hysteresisSettled_ = false;
+    const GLuint tiles = static_cast<GLuint>(first.groupsX * first.groupsY);
+    const GLuint header[6] = {0, 0, 1, 1, tiles, 0};  // counts, the first pass writes list 0, its pass and tiles
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof header, header);
+    run(first);
+    // The cap (step.maxRepeats) bounds the passes; the GPU gate makes the passes after the fixed
+    // point empty, and the host looks only once per batch.
+    const long maxBatches = step.maxRepeats / kHysteresisPassesPerCheck + 1;
+    for (long batch = 0; batch < maxBatches && status_; ++batch) {
+        for (int i = 0; i < kHysteresisPassesPerCheck; ++i) {
+            run(step.passes[1]);
+            run(step.passes[2]);
+        }
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, plan_.buffers[plan_.indirect].buffer);
         const auto* args = static_cast<const GLuint*>(
             glMapBufferRange(GL_DISPATCH_INDIRECT_BUFFER, 0, 3 * sizeof(GLuint), GL_MAP_READ_BIT));
-        const bool done = !args || args[0] == 0;
+        if (!args) {
+            fail("gles-compute: cannot map the hysteresis gate");
+            return;
+        }
+        const bool done = args[0] == 0;
         glUnmapBuffer(GL_DISPATCH_INDIRECT_BUFFER);
-        if (!args) fail("gles-compute: cannot map the hysteresis gate");
         if (done) {
+            hysteresisSettled_ = true;
             readHysteresisCounts();
             return;
         }
     }
+    if (status_) fail("gles-compute: the hysteresis did not settle in " + std::to_string(step.maxRepeats) + " passes");
 }
 
 void ComputeBackend::readHysteresisCounts() {
     // The gate's grid was just read, so the passes have finished: this read waits for nothing.
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.changed].buffer);
-    const auto* counts = static_cast<const GLuint*>(glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 3 * sizeof(GLuint), GL_MAP_READ_BIT));
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.hysteresis].buffer);
+    const auto* counts = static_cast<const GLuint*>(glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 6 * sizeof(GLuint), GL_MAP_READ_BIT));
     if (!counts) {
         fail("gles-compute: cannot map the hysteresis counts");
         return;
     }
-    hysteresisPasses_ = counts[1];
-    hysteresisIterations_ = counts[2];
+    hysteresisPasses_ = counts[3];
+    hysteresisTiles_ = counts[4];
+    hysteresisIterations_ = counts[5];
     glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-    // Every pass that changed something ran over the full grid; the rest dispatched no workgroup.
+    // The first pass ran every tile (run() counted it); the listed passes the rest.
     for (const ComputeStep& step : plan_.steps)
         for (const ComputePass& p : step.passes)
             if (p.indirect)
-                invocations_[p.program] += static_cast<unsigned long long>(p.groupsX) * p.groupsY * hysteresisPasses_ * localSize_[p.program];
+                invocations_[p.program] += static_cast<unsigned long long>(hysteresisTiles_ - step.passes[0].groupsX * step.passes[0].groupsY) *
+                                           localSize_[p.program];
 }
 
 std::string ComputeBackend::explainFrame() const {
@@ -209,11 +224,9 @@ std::string ComputeBackend::explainFrame() const {
     for (const ComputeStep& step : plan_.steps)
         if (step.repeatUntilStable && hysteresisPasses_ > 0) {
             const ComputePass& p = step.passes[0];
-            const unsigned long groups = static_cast<unsigned long>(p.groupsX) * p.groupsY * hysteresisPasses_;
-            s += "the last frame's hysteresis: " + std::to_string(hysteresisPasses_) + " passes over the full grid of " +
-                 std::to_string(p.groupsX) + "x" + std::to_string(p.groupsY) + " workgroups, " +
-                 std::to_string(hysteresisIterations_) + " iterations of the tile loop in " + std::to_string(groups) +
-                 " workgroup passes\n";
+            s += "the last frame's hysteresis: " + std::to_string(hysteresisPasses_) + " passes ran " + std::to_string(hysteresisTiles_) +
+                 " tiles (the first all " + std::to_string(p.groupsX * p.groupsY) + " of " + std::to_string(p.groupsX) + "x" +
+                 std::to_string(p.groupsY) + "), " + std::to_string(hysteresisIterations_) + " iterations of the tile loop\n";
         }
     if (dispatches_ > 0)
         s += "the last frame issued " + std::to_string(dispatches_) + " dispatches, " + std::to_string(indirectDispatches_) +

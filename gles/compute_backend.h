@@ -50,7 +50,7 @@ private:
     void run(const ComputePass& pass);
     /// A repeat-until-stable step (hysteresis): batches of its passes until the gate's grid is 0.
     void runUntilStable(const ComputeStep& step);
-    /// After the hysteresis: its passes over the full grid and its tile loops' iterations.
+    /// After the hysteresis: its passes, the tiles they ran and its tile loops' iterations.
     void readHysteresisCounts();
     std::string explainFrame() const override;
 
@@ -59,7 +59,9 @@ private:
     ComputePlan plan_;
     unsigned resultFbo_ = 0;    // the result plane's framebuffer, read with glReadPixels
     // The last frame's hysteresis as it ran (readHysteresisCounts), for --explain.
-    unsigned hysteresisPasses_ = 0, hysteresisIterations_ = 0;
+    unsigned hysteresisPasses_ = 0, hysteresisTiles_ = 0, hysteresisIterations_ = 0;
+    // The last hysteresis reached its fixed point, so its work buffer's tile bits are all clear.
+    bool hysteresisSettled_ = true;
     // Per program: its workgroup's invocations, as the driver reports them (configure), and the
     // invocations the last frame dispatched, every hysteresis pass as it ran (--explain; the Pi
     // estimates' model is held to them, scripts/pi_model_check.py).

@@ -155,7 +155,7 @@ void ComputePlanner::planEncode() {
     for (std::size_t i = 0; i < plan_->buffers.size() && plan_->codes < 0; ++i) {
         const ComputeBuffer& b = plan_->buffers[i];
         const int k = static_cast<int>(i);
-        if (b.data.empty() && !b.indirect && k != plan_->changed && k != plan_->readback && b.bytes >= bytes)
+        if (b.data.empty() && !b.indirect && k != plan_->hysteresis && k != plan_->readback && b.bytes >= bytes)
             plan_->codes = k;
     }
     if (plan_->codes < 0) return;

@@ -74,8 +74,9 @@ struct ComputePass {
     bool indirect = false;  ///< the grid comes from the plan's indirect buffer
 };
 
-/// Passes run once, or (hysteresis) repeated until a pass changes nothing: the gate pass writes
-/// the next pass's grid into the indirect buffer, zero once the `changed` buffer stays clear.
+/// Passes run once, or (hysteresis) a first pass over every tile, then a gate and a pass repeated
+/// until a pass lists no tile: the gate writes the next pass's grid (the tiles the last pass
+/// listed) into the indirect buffer.
 using ComputeStep = Step<ComputePass>;
 
 struct ComputeProgram {
@@ -94,7 +95,7 @@ struct ComputePlan {
     int luma = -1;                 ///< the plane the frame goes to: R32F unit values, or R8UI codes
     int result = -1;               ///< the R32F plane read back through a framebuffer, or
     int readback = -1;             ///< the buffer the result is stored to and read back from
-    int changed = -1, indirect = -1;  ///< the hysteresis gate's buffers (-1: no hysteresis)
+    int hysteresis = -1, indirect = -1;  ///< the hysteresis's work and the gate's grid (-1: no hysteresis)
     bool complexOutput = false;
     /// process8's codes on the GPU (encode8.comp, after the steps, into buffer `codes`, one no
     /// pass needs by then: rows of kEncodeBlock-code blocks), its last uniform, `scale`, set per

@@ -11,15 +11,16 @@
 /// and size); the order of passes, the planes' lives and how they share storage do not.
 namespace striate::gles {
 
-/// Passes run once, or (hysteresis) repeated until stable: gles-compute's gate pass zeroes the
-/// next pass's grid once nothing changes; gles-fragment compares the `watched` plane's read-backs.
+/// Passes run once, or (hysteresis) repeated until stable: gles-compute's gate pass gives the next
+/// pass the tiles the last one listed, none once nothing changes; gles-fragment compares the
+/// `watched` plane's read-backs.
 template <class Pass>
 struct Step {
     std::vector<Pass> passes;
     bool repeatUntilStable = false;
     /// A repeated step's cap, made by the planner: the runs of its passes that always reach the
-    /// fixed point (hysteresis: each run moves an edge at least one pixel, gles-fragment, or one
-    /// tile, gles-compute, along every unfinished path: the frame's pixels or tiles).
+    /// fixed point (hysteresis: each run but the last grows at least one pixel: the frame's
+    /// pixels).
     long maxRepeats = 1;
     int watched = -1;  ///< gles-fragment: the plane whose read-back ends the repeat, or is flooded
     /// gles-fragment: the texels of each of `watched`'s rows that hold the classes (its left part

@@ -27,11 +27,11 @@ instead, the same plan tens of times faster)
 larger of the two counts, each round that pass's draws over the whole frame (the stencil's
 limit to weak pixels is not counted: whether vc4 and v3d test it before the shader runs is not
 known here). gles-compute's hysteresis is counted the same way, from the same llvmpipe runs on
-gles-compute (`--explain`: "the last frame's hysteresis: P passes over the full grid ..., I
-iterations of the tile loop in G workgroup passes"): its pass P times over the grid, and its
-program's instructions I / G times a workgroup pass (the compiler counts the program once; its
-tile loop is most of it, so counting the whole program each iteration is an upper bound:
-assumed). A gles-fragment frame
+gles-compute (`--explain`: "the last frame's hysteresis: P passes ran T tiles (the first all N
+of ...), I iterations of the tile loop"): its first pass over the N tiles, its listed passes over
+the other T - N, and each program's instructions I / T times a tile (the compiler counts the
+program once, loads and stores included; counting the whole program each iteration of the tile
+loop is an upper bound). A gles-fragment frame
 is at least its memory floor: the bytes the same run's draws moved at the least and the tiles
 their jobs loaded (`--explain`: "moving at least B bytes and loading L in tiles",
 FragmentPlan::drawBytes and tileLoadBytes), over the board's bandwidth (BOARDS). Each draw or
@@ -218,26 +218,28 @@ def frame_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
     return run
 
 
-HYSTERESIS = re.compile(r"the last frame's hysteresis: (\d+) passes over the full grid of \d+x\d+ workgroups, (\d+) "
-                        r"iterations of the tile loop in (\d+) workgroup passes")
+HYSTERESIS = re.compile(r"the last frame's hysteresis: (\d+) passes ran (\d+) tiles \(the first all (\d+) of \d+x\d+\), "
+                        r"(\d+) iterations of the tile loop")
 DISPATCHES = re.compile(r"the last frame issued (\d+) dispatches, (\d+) of them indirect")
 
 
 def hysteresis_counts(text):
-    """{passes, loop, dispatches} of one gles-compute --explain, or None where it reports no
-    hysteresis: the passes over the full grid, the tile loop's iterations a workgroup pass, and
-    the dispatches issued in the frame (every batch of hysteresis passes and gates, indirect ones
-    with an empty grid included: Mesa's v3d reads each one's grid on the cpu, waiting for the gate)."""
+    """{passes, tiles, first, loop, dispatches} of one gles-compute --explain, or None where it
+    reports no hysteresis: the passes that ran a tile, the tiles they ran, those of the first pass
+    (every tile), the tile loop's iterations a tile, and the dispatches issued in the frame (every
+    batch of hysteresis passes and gates, indirect ones with an empty grid included: Mesa's v3d
+    reads each one's grid on the cpu, waiting for the gate)."""
     m = HYSTERESIS.search(text)
     if not m:
         return None
-    passes, iterations, groups = map(int, m.groups())
-    return dict(passes=passes, loop=iterations / groups, dispatches=int(DISPATCHES.search(text).group(1)))
+    passes, tiles, first, iterations = map(int, m.groups())
+    return dict(passes=passes, tiles=tiles, first=first, loop=iterations / tiles,
+                dispatches=int(DISPATCHES.search(text).group(1)))
 
 
 def compute_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
     """hysteresis_counts() over the photo clip's first and last frames: the most of each."""
-    run = dict(passes=0, loop=0.0, dispatches=0)
+    run = dict(passes=0, tiles=0, first=0, loop=0.0, dispatches=0)
     for i in range(2):
         counts = hysteresis_counts(llvmpipe_explain(build, sysroot, gpu, board, chain, w, h, work, i, native, "gles-compute"))
         if not counts:
@@ -249,10 +251,11 @@ def compute_run(build, sysroot, gpu, board, chain, w, h, work, native=None):
 def as_run(rows, text, backend, ran=0, looped=None, scale=1.0):
     """The passes of one --explain (`passes()`'s rows) as a frame runs them: each pass's items
     scaled by the area, a pass repeated until stable times its draws and the `ran` rounds
-    (gles-fragment), or times the passes over the full grid `looped` counted (gles-compute's
-    hysteresis; its tile loop's program's instructions times the iterations a workgroup pass);
-    and the frame's draws or dispatches where known here (gles-compute without hysteresis: one a
-    pass; gles-fragment's come from llvmpipe, frame_run)."""
+    (gles-fragment), or as `looped` counted gles-compute's hysteresis (its first pass over every
+    tile, its listed passes over the tiles they ran, its gate once a pass, each program's
+    instructions times the tile loop's iterations a tile); and the frame's draws or dispatches
+    where known here (gles-compute without hysteresis: one a pass; gles-fragment's come from
+    llvmpipe, frame_run)."""
     repeated = {PASS.match(l).group(1): int(re.search(r"(\d+) draws?", l).group(1)) for l in text.splitlines()
                 if PASS.match(l) and "repeated until stable" in l and backend == "gles-fragment"}
     out = []
@@ -260,10 +263,12 @@ def as_run(rows, text, backend, ran=0, looped=None, scale=1.0):
         items *= scale
         if name in repeated:
             items *= ran * repeated[name]
-        if looped and name.startswith("hysteresis"):
+        if looped and name.startswith("hysteresis.comp"):
+            inst *= looped["loop"]
+            if "LISTED=1" in name:
+                items *= (looped["tiles"] - looped["first"]) / looped["first"]
+        elif looped and name.startswith("hysteresis_gate"):
             items *= looped["passes"]
-            if name.startswith("hysteresis.comp"):
-                inst *= looped["loop"]
         out.append((name, items, fetches, inst, threads))
     dispatches = looped["dispatches"] if looped else len(rows)
     return out, dispatches
@@ -317,20 +322,16 @@ def invocations_per_program(text, w, h):
     """{program: invocations x the iterations of its loop} of gles-compute's last frame, from
     --explain's "invocations per program" lines (every dispatch as it ran, the driver's workgroup
     sizes): a recursive line's invocation loops over its line (the frame's width or height), and
-    hysteresis.comp's workgroups loop over their tile as often as the GPU counted ("I iterations
-    of the tile loop in G workgroup passes": I times a workgroup's invocations)."""
+    hysteresis.comp's workgroups loop over their tile as often as the GPU counted ("T tiles ...,
+    I iterations of the tile loop": I / T times a workgroup's invocations)."""
     out = per_program(text, "the last frame's invocations per program")
-    hysteresis = HYSTERESIS.search(text)
+    hysteresis = hysteresis_counts(text)
     for program in out:
         if program.startswith(LINE_PROGRAMS):
             out[program] *= w if "AXIS=0" in program else h
         elif program.startswith("hysteresis.comp") and hysteresis:
-            passes, iterations, groups = map(int, hysteresis.groups())
-            out[program] = iterations * local_size(program)
+            out[program] *= hysteresis["loop"]
     return out
-
-
-
 
 
 def loop_trips(program, loops):
@@ -502,8 +503,8 @@ def main():
                     if ran:
                         repeats.append("| %s | %s | `%s` | %dx%d | %d |" % (board, backend, chain, w, h, ran))
                     if looped:
-                        repeats.append("| %s | %s | `%s` | %dx%d | %d passes, the tile loop %.2f times a workgroup pass, %d dispatches |" % (
-                            board, backend, chain, w, h, looped["passes"], looped["loop"], looped["dispatches"]))
+                        repeats.append("| %s | %s | `%s` | %dx%d | %d passes ran %d tiles (the first all %d), the tile loop %.2f times a tile, %d dispatches |" % (
+                            board, backend, chain, w, h, looped["passes"], looped["tiles"], looped["first"], looped["loop"], looped["dispatches"]))
                     ran_rows, dispatches = as_run(rows, text, backend, ran, looped, scale)
                     for name, items, fetches, inst, threads in ran_rows:
                         issue = math.ceil(items / 16) * inst * 4 / (qpus * mhz * 1e6)

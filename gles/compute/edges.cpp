@@ -51,22 +51,39 @@ int ComputePlanner::stage(const EdgeStagePlan& plan, int in) {
 
 void ComputePlanner::hysteresis(int classes) {
     const unsigned gx = static_cast<unsigned>(groups(format_.width, kTile)), gy = static_cast<unsigned>(groups(format_.height, kTile));
-    if (plan_->changed < 0) {
-        plan_->changed = buffer(3 * sizeof(unsigned));  // changed, passes, iterations (hysteresis.comp)
-        plan_->indirect = buffer(3 * sizeof(unsigned), {}, true);
-    }
+    const std::size_t tiles = std::size_t{gx} * gy, words = (tiles + 31) / 32;
+    // hysteresis.comp's Work: two counts, the list a pass reads, passes, tiles, iterations, and a
+    // bit a tile for each list, all zero (the passes leave the bits so: each clears its own).
+    const std::size_t header = 6;
+    plan_->hysteresis = buffer((header + 2 * words) * sizeof(unsigned), std::vector<float>(header + 2 * words, 0.0f));
+    // The gate writes the grid before each listed pass; it starts empty (a driver that runs no job,
+    // the Pi compilers' noop shim, sees the fixed point after the first batch).
+    plan_->indirect = buffer(3 * sizeof(unsigned), std::vector<float>(3, 0.0f), true);
+    // The two lists of tiles, 2 x tiles texels of an R32UI plane whose life is the hysteresis (so
+    // it shares the storage of a plane no longer needed: the sector's). A plane of two tiles or
+    // more has at least twice as many texels as tiles; a single tile has no neighbour to list.
+    const int lists = plane(Format::R32UI);
     ComputeStep& loop = plan_->steps.emplace_back();
     loop.repeatUntilStable = true;
-    loop.maxRepeats = static_cast<long>(gx) * gy;  // hysteresis passes
-    ComputePass& pass = dispatch("hysteresis.comp", {}, static_cast<int>(gx), static_cast<int>(gy), "R32UI classes, in place", &loop);
-    pass.indirect = true;
-    image(pass, 0, classes, Access::ReadWrite);
-    storage(pass, 0, plan_->changed);
+    // Every pass after the first follows one that grew a pixel (a pass that grows none lists
+    // none), so a frame's pixels bound the passes.
+    loop.maxRepeats = static_cast<long>(format_.width) * format_.height + 1;
+    const auto bind = [&](ComputePass& p) {
+        p.uniforms.push_back({"grid", ComputeUniform::Type::Uvec2, {}, {gx, gy}});
+        image(p, 0, classes, Access::ReadWrite);
+        image(p, 1, lists, Access::ReadWrite);
+        storage(p, 0, plan_->hysteresis);
+    };
+    bind(dispatch("hysteresis.comp", {}, static_cast<int>(gx), static_cast<int>(gy), "R32UI classes, in place, and the tiles to run next", &loop));
     ComputePass& gate = dispatch("hysteresis_gate.comp", {}, 1, 1, "the next pass's dispatch size", &loop);
-    plan_->passes.back().grid += " (repeated until a pass changes nothing)";
     gate.uniforms.push_back({"grid", ComputeUniform::Type::Uvec2, {}, {gx, gy}});
-    storage(gate, 0, plan_->changed);
+    storage(gate, 0, plan_->hysteresis);
     storage(gate, 1, plan_->indirect);
+    ComputePass& listed = dispatch("hysteresis.comp", {{"LISTED", "1"}}, static_cast<int>(gx), static_cast<int>(gy),
+                                   "R32UI classes, in place, at the listed tiles", &loop);
+    listed.indirect = true;
+    bind(listed);
+    plan_->passes.back().grid += " at most (the tiles the last pass listed: the gate and this pass repeated until a pass lists none)";
 }
 
 } // namespace striate::gles

@@ -1,17 +1,25 @@
-// Between hysteresis passes, on the GPU: the next pass runs (its indirect dispatch gets the full
-// grid) only if the last one changed something, and the counter starts again from zero. After the
-// fixed point every remaining pass dispatches no workgroups, so a batch of passes can be queued
-// without reading anything back in between. `passes` counts the passes that ran over the full grid
-// (the host starts it at 1: the first always does), for --explain.
+// Between hysteresis passes, on the GPU: the next pass runs the tiles the last one listed (its
+// indirect grid: a workgroup a tile, in rows of at most the grid's width where they are more than
+// a dimension of the grid may hold), and the list the last pass read starts again empty, for the
+// next pass to write. After the fixed point every remaining pass dispatches no workgroups, so a
+// batch of passes can be queued without reading anything back in between. `passes` and `tiles`
+// count the passes that ran a tile and the tiles they ran (the host starts them at the first
+// pass's: 1 and every tile), for --explain.
 layout(local_size_x = 1) in;
-layout(std430, binding = 0) buffer Changed { uint changed; uint passes; uint iterations; };  // hysteresis.comp's
+layout(std430, binding = 0) buffer Work { uint count[2]; uint current; uint passes; uint tiles; };  // hysteresis.comp's
 layout(std430, binding = 1) buffer Dispatch { uint groups[3]; };
 uniform uvec2 grid;
 
 void main() {
-    groups[0] = changed > 0u ? grid.x : 0u;
-    if (changed > 0u) passes += 1u;
-    groups[1] = grid.y;
+    uint next = 1u - current, n = count[next];
+    bool row = n <= 65535u;  // GL_MAX_COMPUTE_WORK_GROUP_COUNT's least
+    groups[0] = row ? n : min(n, grid.x);
+    groups[1] = row ? (n > 0u ? 1u : 0u) : (n + grid.x - 1u) / grid.x;
     groups[2] = 1u;
-    changed = 0u;
+    if (n > 0u) {
+        passes += 1u;
+        tiles += n;
+    }
+    count[current] = 0u;
+    current = next;
 }

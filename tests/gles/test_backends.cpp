@@ -19,6 +19,7 @@
 #include "board/backend_choice.h"
 #include "board/probe.h"
 #include "board/profile.h"
+#include "cpu/reference/reference.h"
 #include "core/chain.h"
 #include "gles/compute_backend.h"
 #include "gles/fragment/fragment_backend.h"
@@ -233,11 +234,12 @@ TEST(Gles31Process8, MakesTheCodesOnTheGpuAsTheHostEncodesTheFloats) {
 }
 
 TEST(Gles31Hysteresis, CountsItsPassesAndTileLoopsAsTheyRan) {
-    // gles-compute's hysteresis repeats passes until one changes nothing, and each workgroup loops
-    // over its tile until it settles: --explain counts both as the last frame ran them (the Pi
-    // estimates, scripts/pi_passes.py), each frame afresh.
+    // gles-compute's hysteresis runs every tile once, then the tiles a pass listed (neighbours of
+    // a tile that grew on its border) until a pass lists none; each workgroup loops over its tile
+    // until it settles: --explain counts the passes, tiles and iterations as the last frame ran
+    // them (the Pi estimates, scripts/pi_passes.py), each frame afresh.
     if (!hasCompute()) GTEST_SKIP() << "no GLES 3.1 compute here";
-    const test::Size size{64, 48};  // 4x3 workgroups of 16x16
+    const test::Size size{64, 48};  // 4x3 tiles of 16x16
     std::unique_ptr<Backend> b;
     std::string fallback;
     ASSERT_TRUE(startBackend(BackendKind::GlesCompute, BackendOptions{0, "host"}, chainOf("edges"), FrameFormat{size.w, size.h},
@@ -253,36 +255,99 @@ TEST(Gles31Hysteresis, CountsItsPassesAndTileLoopsAsTheyRan) {
     EXPECT_EQ(said[0], said[1]) << "the counts are the last frame's, not a sum over frames";
     const std::size_t at = said[1].find("the last frame's hysteresis: ");
     ASSERT_NE(at, std::string::npos) << said[1];
-    unsigned passes = 0, gx = 0, gy = 0, iterations = 0, groups = 0;
+    unsigned passes = 0, tiles = 0, all = 0, gx = 0, gy = 0, iterations = 0;
     ASSERT_EQ(std::sscanf(said[1].c_str() + at,
-                          "the last frame's hysteresis: %u passes over the full grid of %ux%u workgroups, %u iterations of the "
-                          "tile loop in %u workgroup passes",
-                          &passes, &gx, &gy, &iterations, &groups),
-              5)
+                          "the last frame's hysteresis: %u passes ran %u tiles (the first all %u of %ux%u), %u iterations of the "
+                          "tile loop",
+                          &passes, &tiles, &all, &gx, &gy, &iterations),
+              6)
         << said[1];
-    EXPECT_GE(passes, 1u);  // the last one changed nothing
+    EXPECT_GE(passes, 1u);
     EXPECT_EQ(gx, 4u);
     EXPECT_EQ(gy, 3u);
-    EXPECT_EQ(groups, passes * gx * gy);
-    EXPECT_GE(iterations, groups);  // every workgroup of a pass runs its loop at least once
-    EXPECT_LE(iterations, groups * 256u);
+    EXPECT_EQ(all, 12u);
+    EXPECT_GE(tiles, all);
+    EXPECT_LE(tiles, passes * all);
+    EXPECT_GE(iterations, tiles);  // every tile a pass runs loops at least once
+    EXPECT_LE(iterations, tiles * 256u);
 
-    // Every dispatch as it ran: the workgroups of a 16x16 shader, the indirect hysteresis passes
-    // as often as the GPU counted them, and the gate (one invocation) once a dispatch.
+    // Every dispatch as it ran: the first pass's workgroups of 16 invocations (a row of the tile
+    // each), the listed passes' as the GPU counted them, and the gate (one invocation) once a
+    // dispatch.
     unsigned dispatches = 0, indirect = 0;
     const std::size_t issued = said[1].find("the last frame issued ");
     ASSERT_NE(issued, std::string::npos) << said[1];
     ASSERT_EQ(std::sscanf(said[1].c_str() + issued, "the last frame issued %u dispatches, %u of them indirect", &dispatches, &indirect), 2);
     EXPECT_EQ(indirect % 16, 0u) << "the hysteresis runs in batches of 16 passes";
-    EXPECT_GE(indirect, passes);
+    EXPECT_GE(indirect + 1, passes);
     const auto invocations = [&](const std::string& program) {
         const std::size_t line = said[1].find("\n  " + program + ": ", said[1].find("the last frame's invocations per program"));
         return line == std::string::npos ? -1L : std::atol(said[1].c_str() + said[1].find(": ", line + 3) + 2);
     };
     EXPECT_EQ(invocations("gradient.comp TAN22_5=0.414213562 TAN67_5=2.41421356"), 64L * 48) << said[1];
-    EXPECT_EQ(invocations("hysteresis.comp"), static_cast<long>(passes) * 64 * 48) << said[1];
+    EXPECT_EQ(invocations("hysteresis.comp"), 12L * 16) << said[1];
+    EXPECT_EQ(invocations("hysteresis.comp LISTED=1"), static_cast<long>(tiles - all) * 16) << said[1];
     EXPECT_EQ(invocations("hysteresis_gate.comp"), static_cast<long>(indirect)) << said[1];
-    EXPECT_EQ(dispatches, 2 * indirect + 5) << "two blurs, gradient, suppression, output, and a gate a pass";
+    EXPECT_EQ(dispatches, 2 * indirect + 6) << "two blurs, gradient, suppression, the first pass, output, and a gate a pass";
+}
+
+/// A line wound as a square spiral through `size`, `gap` pixels between its turns, a little
+/// brighter along its first pixels: at the thresholds below its edges are weak but there.
+Image<std::uint8_t> spiral(test::Size size, int gap) {
+    Image<std::uint8_t> img(size.w, size.h);
+    for (int y = 0; y < size.h; ++y)
+        for (int x = 0; x < size.w; ++x) img.at(x, y) = 0;
+    const auto line = [&](int x0, int y0, int x1, int y1) {
+        for (int y = std::min(y0, y1); y <= std::max(y0, y1); ++y)
+            for (int x = std::min(x0, x1); x <= std::max(x0, x1); ++x) img.at(x, y) = 60;
+    };
+    int left = 4, top = 4, right = size.w - 5, bottom = size.h - 5;
+    while (left + gap <= right && top + 2 * gap <= bottom) {
+        line(left, top, right, top);
+        line(right, top, right, bottom);
+        line(right, bottom, left, bottom);
+        line(left, bottom, left, top + gap);
+        line(left, top + gap, left + gap, top + gap);
+        left += gap;
+        top += gap;
+        right -= gap;
+        bottom -= gap;
+    }
+    for (int x = 4; x < 10; ++x) img.at(x, 4) = 80;  // strong enough at a high threshold the rest is not
+    return img;
+}
+
+TEST(Gles31Hysteresis, CarriesAWeakSpiralThroughItsTilesAsTheReferenceDoes) {
+    // One strong seed and a weak line that leaves and re-enters tiles dozens of times (corners
+    // included, where only a diagonal neighbour holds the next pixel): the passes after the
+    // first run only the tiles the last one listed, and must reach the reference's edge map.
+    if (!hasCompute()) GTEST_SKIP() << "no GLES 3.1 compute here";
+    for (const test::Size size : {test::Size{128, 96}, test::Size{75, 61}}) {
+        const Chain chain = chainOf("edges low-threshold=0.008 high-threshold=0.026");
+        const Image<std::uint8_t> in = spiral(size, 6);
+        reference::ReferenceBackend ref;
+        ASSERT_TRUE(ref.configure(chain, FrameFormat{size.w, size.h}));
+        ChainOutput want, got;
+        ASSERT_TRUE(ref.process(in.view(), &want));
+        std::unique_ptr<Backend> b;
+        std::string fallback;
+        ASSERT_TRUE(startBackend(BackendKind::GlesCompute, BackendOptions{0, "host"}, chain, FrameFormat{size.w, size.h}, &b,
+                                 &fallback));
+        ASSERT_EQ(fallback, "");
+        ASSERT_TRUE(b->process(in.view(), &got));
+        int edges = 0, differ = 0;
+        for (int y = 0; y < size.h; ++y)
+            for (int x = 0; x < size.w; ++x) {
+                edges += want.real.at(x, y) > 0.5f;
+                differ += (want.real.at(x, y) > 0.5f) != (got.real.at(x, y) > 0.5f);
+            }
+        EXPECT_GT(edges, (size.w + size.h) * 8) << "the reference follows the spiral";
+        EXPECT_EQ(differ, 0) << size.w << "x" << size.h << " of " << edges << " edge pixels";
+        const std::string said = b->explain();
+        unsigned passes = 0;
+        ASSERT_EQ(std::sscanf(said.c_str() + said.find("the last frame's hysteresis: "), "the last frame's hysteresis: %u passes", &passes), 1);
+        EXPECT_GE(passes, 10u) << "the spiral crosses a tile's border many times: " << said;
+    }
 }
 
 TEST(GlesWithoutCompute, BoardsThatNeedMoreThanTheContextAreErrors) {

@@ -81,8 +81,8 @@ TEST(ComputePlan, CannyHoldsTwoFloatAndTwoIntegerPlanes) {
     for (const gles::ComputeStep& s : plan.steps)
         if (s.repeatUntilStable) {
             ++repeated;
-            // Its cap is the plan's: a pass per 16x16 tile of the frame reaches the fixed point.
-            EXPECT_EQ(s.maxRepeats, ((1920 + 15) / 16) * ((1080 + 15) / 16));
+            // Its cap is the plan's: every pass but the last grows a pixel of the frame.
+            EXPECT_EQ(s.maxRepeats, 1920L * 1080 + 1);
         }
     EXPECT_EQ(repeated, 1) << "the hysteresis: one step repeated until stable";
 }
