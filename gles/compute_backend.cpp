@@ -167,7 +167,7 @@ void ComputeBackend::runUntilStable(const ComputeStep& step) {
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, work.buffer);
     // A frame that ended inside the hysteresis (a GL failure) may have left tiles' bits set:
     // they start cleared again.
-    if (!hysteresisSettled_) glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(work.data.size() * sizeof(float)), work.data.data());
+    if (!hysteresisSettled_) glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(work.bytes), work.data.data());
     hysteresisSettled_ = false;
     const GLuint tiles = static_cast<GLuint>(first.groupsX * first.groupsY);
     const GLuint header[6] = {0, 0, 1, 1, tiles, 0};  // counts, the first pass writes list 0, its pass and tiles

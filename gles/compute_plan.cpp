@@ -36,8 +36,11 @@ void ComputePlanner::share() {
 }
 
 int ComputePlanner::buffer(std::size_t bytes, std::vector<float> data, bool indirect) {
-    // GLES needs a non-zero size; a shader's unsized array needs at least one element.
-    plan_->buffers.push_back(ComputeBuffer{indirect, std::max<std::size_t>(bytes, 16), std::move(data)});
+    // GLES needs a non-zero size; a shader's unsized array needs at least one element. Initial
+    // data fills the whole buffer (glBufferData reads `bytes` of it), zeros after what is given.
+    bytes = std::max<std::size_t>(bytes, 16);
+    if (!data.empty()) data.resize((bytes + sizeof(float) - 1) / sizeof(float), 0.0f);
+    plan_->buffers.push_back(ComputeBuffer{indirect, bytes, std::move(data)});
     return static_cast<int>(plan_->buffers.size()) - 1;
 }
 

@@ -52,6 +52,12 @@ int ComputePlanner::stage(const EdgeStagePlan& plan, int in) {
 void ComputePlanner::hysteresis(int classes) {
     const unsigned gx = static_cast<unsigned>(groups(format_.width, kTile)), gy = static_cast<unsigned>(groups(format_.height, kTile));
     const std::size_t tiles = std::size_t{gx} * gy, words = (tiles + 31) / 32;
+    // The gate dispatches the listed tiles in one row of workgroups (at most 65535, GLES 3.1's
+    // least GL_MAX_COMPUTE_WORK_GROUP_COUNT): a frame within kMaxGpuHysteresisPixels has fewer.
+    if (tiles > 65535) {
+        plan_->status = Status::error("gles-compute: " + std::to_string(tiles) + " hysteresis tiles exceed a dispatch's 65535");
+        return;
+    }
     // hysteresis.comp's Work: two counts, the list a pass reads, passes, tiles, iterations, and a
     // bit a tile for each list, all zero (the passes leave the bits so: each clears its own).
     const std::size_t header = 6;
@@ -76,7 +82,6 @@ void ComputePlanner::hysteresis(int classes) {
     };
     bind(dispatch("hysteresis.comp", {}, static_cast<int>(gx), static_cast<int>(gy), "R32UI classes, in place, and the tiles to run next", &loop));
     ComputePass& gate = dispatch("hysteresis_gate.comp", {}, 1, 1, "the next pass's dispatch size", &loop);
-    gate.uniforms.push_back({"grid", ComputeUniform::Type::Uvec2, {}, {gx, gy}});
     storage(gate, 0, plan_->hysteresis);
     storage(gate, 1, plan_->indirect);
     ComputePass& listed = dispatch("hysteresis.comp", {{"LISTED", "1"}}, static_cast<int>(gx), static_cast<int>(gy),

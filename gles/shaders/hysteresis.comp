@@ -43,17 +43,17 @@ ivec2 texelOf(uint entry) {
 }
 
 // Bits x of texels (origin.x + x, y), x in 0..17, where the class is 1 or more (`some`) and 2 or
-// more (`edge`); texels outside the image count as 0.
+// more (`edges`), within `columns`, and none where row y is outside the image (a texel outside
+// the image is read clamped to it, and its bit masked off).
 void loadRow(ivec2 origin, int y, uint columns, out uint some, out uint edges) {
-    ivec2 size = imageSize(classes);
     some = 0u;
     edges = 0u;
-    if (y < 0 || y >= size.y) return;
     for (int x = 0; x < 18; ++x) {
-        uint c = imageLoad(classes, ivec2(clamp(origin.x + x, 0, size.x - 1), y)).r;
-        some |= uint(c >= 1u) << uint(x);
-        edges |= uint(c >= 2u) << uint(x);
+        uint c = imageLoad(classes, clamp(ivec2(origin.x + x, y), ivec2(0), imageSize(classes) - 1)).r;  // 0 to 3
+        some |= min(c, 1u) << uint(x);
+        edges |= (c >> 1u) << uint(x);
     }
+    if (y < 0 || y >= imageSize(classes).y) columns = 0u;
     some &= columns;
     edges &= columns;
 }
@@ -63,21 +63,18 @@ void main() {
     uint words = (tileCount + 31u) / 32u;
     uint r = gl_LocalInvocationID.x;  // this invocation's row of the tile: row r + 1 of `edge`
 #ifdef LISTED
-    uint cur = current;
-    uint k = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    bool live = k < count[cur];  // the grid's last row may run past the list
-    uint tile = live ? imageLoad(lists, texelOf(cur * tileCount + k)).r : 0u;
-    if (live && r == 0u) atomicAnd(listed[cur * words + tile / 32u], ~(1u << (tile % 32u)));
+    uint cur = current;  // a workgroup an entry of the list
+    uint tile = imageLoad(lists, texelOf(cur * tileCount + gl_WorkGroupID.x)).r;
+    if (r == 0u) atomicAnd(listed[cur * words + tile / 32u], ~(1u << (tile % 32u)));
 #else
     uint cur = 1u;  // the first pass lists into list 0
-    bool live = true;
     uint tile = gl_WorkGroupID.y * grid.x + gl_WorkGroupID.x;
 #endif
     ivec2 at = ivec2(int(tile % grid.x), int(tile / grid.x));
     ivec2 origin = at * 16 - 1;  // of the halo
     ivec2 size = imageSize(classes);
     int lo = max(0, -origin.x), hi = min(18, size.x - origin.x);
-    uint columns = live ? ((1u << uint(hi)) - 1u) & ~((1u << uint(lo)) - 1u) : 0u;
+    uint columns = ((1u << uint(hi)) - 1u) & ~((1u << uint(lo)) - 1u);
     if (r == 0u) {
         tileChanged = false;
         borders = 0u;
@@ -143,5 +140,5 @@ void main() {
                 imageStore(lists, texelOf(next * tileCount + atomicAdd(count[next], 1u)), uvec4(u, 0u, 0u, 0u));
         }
     }
-    if (r == 0u && live) atomicAdd(iterations, runs);
+    if (r == 0u) atomicAdd(iterations, runs);
 }
