@@ -101,6 +101,9 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
         localSize_.push_back(static_cast<unsigned long>(size[0]) * size[1] * size[2]);
     }
     invocations_.assign(plan_.programs.size(), 0);
+    hysteresis_.assign(static_cast<std::size_t>(std::count_if(plan_.steps.begin(), plan_.steps.end(),
+                                                              [](const ComputeStep& st) { return st.repeatUntilStable; })),
+                       HysteresisCounts{});
     for (ComputeStep& step : plan_.steps)
         for (ComputePass& pass : step.passes)
             for (ComputeUniform& u : pass.uniforms)
@@ -160,7 +163,7 @@ void ComputeBackend::run(const ComputePass& pass) {
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
 }
 
-void ComputeBackend::runUntilStable(const ComputeStep& step) {
+void ComputeBackend::runUntilStable(const ComputeStep& step, HysteresisCounts& counts) {
     // passes[0]: the first pass, over every tile; then the gate and a pass over the listed tiles.
     const ComputePass& first = step.passes[0];
     const ComputeBuffer& work = plan_.buffers[plan_.hysteresis];
@@ -192,42 +195,41 @@ void ComputeBackend::runUntilStable(const ComputeStep& step) {
         glUnmapBuffer(GL_DISPATCH_INDIRECT_BUFFER);
         if (done) {
             hysteresisSettled_ = true;
-            readHysteresisCounts();
+            readHysteresisCounts(step, counts);
             return;
         }
     }
     if (status_) fail("gles-compute: the hysteresis did not settle in " + std::to_string(step.maxRepeats) + " passes");
 }
 
-void ComputeBackend::readHysteresisCounts() {
+void ComputeBackend::readHysteresisCounts(const ComputeStep& step, HysteresisCounts& counts) {
     // The gate's grid was just read, so the passes have finished: this read waits for nothing.
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.hysteresis].buffer);
-    const auto* counts = static_cast<const GLuint*>(glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 6 * sizeof(GLuint), GL_MAP_READ_BIT));
-    if (!counts) {
+    const auto* work = static_cast<const GLuint*>(glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 6 * sizeof(GLuint), GL_MAP_READ_BIT));
+    if (!work) {
         fail("gles-compute: cannot map the hysteresis counts");
         return;
     }
-    hysteresisPasses_ = counts[3];
-    hysteresisTiles_ = counts[4];
-    hysteresisIterations_ = counts[5];
+    counts = {work[3], work[4], work[5]};
     glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
     // The first pass ran every tile (run() counted it); the listed passes the rest.
-    for (const ComputeStep& step : plan_.steps)
-        for (const ComputePass& p : step.passes)
-            if (p.indirect)
-                invocations_[p.program] += static_cast<unsigned long long>(hysteresisTiles_ - step.passes[0].groupsX * step.passes[0].groupsY) *
-                                           localSize_[p.program];
+    const ComputePass& first = step.passes[0];
+    const ComputePass& listed = step.passes[2];
+    invocations_[listed.program] += static_cast<unsigned long long>(counts.tiles - first.groupsX * first.groupsY) * localSize_[listed.program];
 }
 
 std::string ComputeBackend::explainFrame() const {
     std::string s;
-    for (const ComputeStep& step : plan_.steps)
-        if (step.repeatUntilStable && hysteresisPasses_ > 0) {
-            const ComputePass& p = step.passes[0];
-            s += "the last frame's hysteresis: " + std::to_string(hysteresisPasses_) + " passes ran " + std::to_string(hysteresisTiles_) +
-                 " tiles (the first all " + std::to_string(p.groupsX * p.groupsY) + " of " + std::to_string(p.groupsX) + "x" +
-                 std::to_string(p.groupsY) + "), " + std::to_string(hysteresisIterations_) + " iterations of the tile loop\n";
-        }
+    std::size_t k = 0;
+    for (const ComputeStep& step : plan_.steps) {
+        if (!step.repeatUntilStable) continue;
+        const HysteresisCounts& c = hysteresis_[k++];
+        if (c.passes == 0) continue;
+        const ComputePass& p = step.passes[0];
+        s += "the last frame's hysteresis: " + std::to_string(c.passes) + " passes ran " + std::to_string(c.tiles) +
+             " tiles (the first all " + std::to_string(p.groupsX * p.groupsY) + " of " + std::to_string(p.groupsX) + "x" +
+             std::to_string(p.groupsY) + "), " + std::to_string(c.iterations) + " iterations of the tile loop\n";
+    }
     if (dispatches_ > 0)
         s += "the last frame issued " + std::to_string(dispatches_) + " dispatches, " + std::to_string(indirectDispatches_) +
              " of them indirect (Mesa's v3d reads an indirect grid on the cpu, waiting for the pass that wrote it)\n";
@@ -244,6 +246,7 @@ void ComputeBackend::runSteps(ImageView<const std::uint8_t> luma) {
     const int W = format_.width, H = format_.height;
     status_ = {};
     std::fill(invocations_.begin(), invocations_.end(), 0);
+    std::fill(hysteresis_.begin(), hysteresis_.end(), HysteresisCounts{});
     dispatches_ = indirectDispatches_ = 0;
     glBindTexture(GL_TEXTURE_2D, plan_.planes[plan_.luma].texture);
     if (lumaCodes())
@@ -253,9 +256,10 @@ void ComputeBackend::runSteps(ImageView<const std::uint8_t> luma) {
         uploadUnitValues(luma);
     // The indirect buffer stays bound to its target for the hysteresis's indirect dispatches.
     if (plan_.indirect >= 0) glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, plan_.buffers[plan_.indirect].buffer);
+    std::size_t repeated = 0;
     for (const ComputeStep& step : plan_.steps) {
         if (!status_) return;
-        if (step.repeatUntilStable) runUntilStable(step);
+        if (step.repeatUntilStable) runUntilStable(step, hysteresis_[repeated++]);
         else run(step.passes[0]);
     }
 }

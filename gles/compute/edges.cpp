@@ -58,13 +58,15 @@ void ComputePlanner::hysteresis(int classes) {
         plan_->status = Status::error("gles-compute: " + std::to_string(tiles) + " hysteresis tiles exceed a dispatch's 65535");
         return;
     }
-    // hysteresis.comp's Work: two counts, the list a pass reads, passes, tiles, iterations, and a
-    // bit a tile for each list, all zero (the passes leave the bits so: each clears its own).
-    const std::size_t header = 6;
-    plan_->hysteresis = buffer((header + 2 * words) * sizeof(unsigned), std::vector<float>(header + 2 * words, 0.0f));
-    // The gate writes the grid before each listed pass; it starts empty (a driver that runs no job,
-    // the Pi compilers' noop shim, sees the fixed point after the first batch).
-    plan_->indirect = buffer(3 * sizeof(unsigned), std::vector<float>(3, 0.0f), true);
+    if (plan_->hysteresis < 0) {  // one pair for every edge stage of the chain: they run in turn
+        // hysteresis.comp's Work: two counts, the list a pass reads, passes, tiles, iterations,
+        // and a bit a tile for each list, all zero (the passes leave the bits so: each clears its own).
+        const std::size_t header = 6;
+        plan_->hysteresis = buffer((header + 2 * words) * sizeof(unsigned), std::vector<float>(header + 2 * words, 0.0f));
+        // The gate writes the grid before each listed pass; it starts empty (a driver that runs no
+        // job, the Pi compilers' noop shim, sees the fixed point after the first batch).
+        plan_->indirect = buffer(3 * sizeof(unsigned), std::vector<float>(3, 0.0f), true);
+    }
     // The two lists of tiles, 2 x tiles texels of an R32UI plane whose life is the hysteresis (so
     // it shares the storage of a plane no longer needed: the sector's). A plane of two tiles or
     // more has at least twice as many texels as tiles; a single tile has no neighbour to list.
