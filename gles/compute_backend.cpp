@@ -103,7 +103,7 @@ Status ComputeBackend::configureCurrent(const Chain& chain, const FrameFormat& f
     invocations_.assign(plan_.programs.size(), 0);
     hysteresis_.assign(static_cast<std::size_t>(std::count_if(plan_.steps.begin(), plan_.steps.end(),
                                                               [](const ComputeStep& st) { return st.repeatUntilStable; })),
-                       HysteresisCounts{});
+                       HysteresisHead{});
     for (ComputeStep& step : plan_.steps)
         for (ComputePass& pass : step.passes)
             for (ComputeUniform& u : pass.uniforms)
@@ -163,7 +163,7 @@ void ComputeBackend::run(const ComputePass& pass) {
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
 }
 
-void ComputeBackend::runUntilStable(const ComputeStep& step, HysteresisCounts& counts) {
+void ComputeBackend::runUntilStable(const ComputeStep& step, HysteresisHead& counts) {
     // passes[0]: the first pass, over every tile; then the gate and a pass over the listed tiles.
     const ComputePass& first = step.passes[0];
     const ComputeBuffer& work = plan_.buffers[plan_.hysteresis];
@@ -172,9 +172,9 @@ void ComputeBackend::runUntilStable(const ComputeStep& step, HysteresisCounts& c
     // they start cleared again.
     if (!hysteresisSettled_) glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(work.bytes), work.data.data());
     hysteresisSettled_ = false;
-    const GLuint tiles = static_cast<GLuint>(first.groupsX * first.groupsY);
-    const GLuint header[6] = {0, 0, 1, 1, tiles, 0};  // counts, the first pass writes list 0, its pass and tiles
-    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof header, header);
+    // Both lists empty, the first pass writes list 0 (it "reads" 1), and its pass and tiles counted.
+    const HysteresisHead head{{0, 0}, 1, 1, static_cast<unsigned>(first.groupsX * first.groupsY), 0};
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof head, &head);
     run(first);
     // The cap (step.maxRepeats) bounds the passes; the GPU gate makes the passes after the fixed
     // point empty, and the host looks only once per batch.
@@ -202,15 +202,15 @@ void ComputeBackend::runUntilStable(const ComputeStep& step, HysteresisCounts& c
     if (status_) fail("gles-compute: the hysteresis did not settle in " + std::to_string(step.maxRepeats) + " passes");
 }
 
-void ComputeBackend::readHysteresisCounts(const ComputeStep& step, HysteresisCounts& counts) {
+void ComputeBackend::readHysteresisCounts(const ComputeStep& step, HysteresisHead& counts) {
     // The gate's grid was just read, so the passes have finished: this read waits for nothing.
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, plan_.buffers[plan_.hysteresis].buffer);
-    const auto* work = static_cast<const GLuint*>(glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 6 * sizeof(GLuint), GL_MAP_READ_BIT));
-    if (!work) {
+    const auto* head = static_cast<const HysteresisHead*>(glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, sizeof(HysteresisHead), GL_MAP_READ_BIT));
+    if (!head) {
         fail("gles-compute: cannot map the hysteresis counts");
         return;
     }
-    counts = {work[3], work[4], work[5]};
+    counts = *head;
     glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
     // The first pass ran every tile (run() counted it); the listed passes the rest.
     const ComputePass& first = step.passes[0];
@@ -223,7 +223,7 @@ std::string ComputeBackend::explainFrame() const {
     std::size_t k = 0;
     for (const ComputeStep& step : plan_.steps) {
         if (!step.repeatUntilStable) continue;
-        const HysteresisCounts& c = hysteresis_[k++];
+        const HysteresisHead& c = hysteresis_[k++];
         if (c.passes == 0) continue;
         const ComputePass& p = step.passes[0];
         s += "the last frame's hysteresis: " + std::to_string(c.passes) + " passes ran " + std::to_string(c.tiles) +
@@ -246,7 +246,7 @@ void ComputeBackend::runSteps(ImageView<const std::uint8_t> luma) {
     const int W = format_.width, H = format_.height;
     status_ = {};
     std::fill(invocations_.begin(), invocations_.end(), 0);
-    std::fill(hysteresis_.begin(), hysteresis_.end(), HysteresisCounts{});
+    std::fill(hysteresis_.begin(), hysteresis_.end(), HysteresisHead{});
     dispatches_ = indirectDispatches_ = 0;
     glBindTexture(GL_TEXTURE_2D, plan_.planes[plan_.luma].texture);
     if (lumaCodes())

@@ -48,23 +48,20 @@ private:
     bool lumaCodes() const { return plan_.luma >= 0 && plan_.planes[plan_.luma].format == ComputePlane::Format::R8UI; }
     /// Binds a pass's planes and buffers, sets its uniforms and dispatches it.
     void run(const ComputePass& pass);
-    /// The last frame's run of one hysteresis step (readHysteresisCounts), for --explain.
-    struct HysteresisCounts {
-        unsigned passes = 0, tiles = 0, iterations = 0;
-    };
     /// A repeat-until-stable step (hysteresis): batches of its passes until the gate's grid is 0.
-    void runUntilStable(const ComputeStep& step, HysteresisCounts& counts);
-    /// After a hysteresis step: its passes, the tiles they ran and its tile loops' iterations.
-    void readHysteresisCounts(const ComputeStep& step, HysteresisCounts& counts);
+    void runUntilStable(const ComputeStep& step, HysteresisHead& counts);
+    /// After a hysteresis step: its work buffer's head (its passes, the tiles they ran and its
+    /// tile loops' iterations).
+    void readHysteresisCounts(const ComputeStep& step, HysteresisHead& counts);
     std::string explainFrame() const override;
 
     GpuLimits limits_;
     bool redReadback_ = false;  // probeRedReadback(), once
     ComputePlan plan_;
     unsigned resultFbo_ = 0;    // the result plane's framebuffer, read with glReadPixels
-    // The last frame's hysteresis steps as they ran, one a repeated step of the plan (sized at
-    // configure: a frame allocates nothing).
-    std::vector<HysteresisCounts> hysteresis_;
+    // The last frame's hysteresis steps as they ran (readHysteresisCounts, for --explain), one a
+    // repeated step of the plan (sized at configure: a frame allocates nothing).
+    std::vector<HysteresisHead> hysteresis_;
     // The last hysteresis reached its fixed point, so its work buffer's tile bits are all clear.
     bool hysteresisSettled_ = true;
     // Per program: its workgroup's invocations, as the driver reports them (configure), and the

@@ -39,6 +39,14 @@ struct ComputePlane {
 };
 
 /// A buffer: the read-back, the hysteresis gate's two, the unit table, the box scratch, taps.
+/// The head of the hysteresis's work buffer, as hysteresis.comp's `Work` declares it; a bit a
+/// tile for each of its two lists follows.
+struct HysteresisHead {
+    unsigned count[2];  ///< tiles in each list
+    unsigned current;   ///< the list a pass reads (the other it writes)
+    unsigned passes, tiles, iterations;
+};
+
 struct ComputeBuffer {
     bool indirect = false;    ///< GL_DISPATCH_INDIRECT_BUFFER, else a shader storage buffer
     std::size_t bytes = 0;

@@ -59,10 +59,10 @@ void ComputePlanner::hysteresis(int classes) {
         return;
     }
     if (plan_->hysteresis < 0) {  // one pair for every edge stage of the chain: they run in turn
-        // hysteresis.comp's Work: two counts, the list a pass reads, passes, tiles, iterations,
-        // and a bit a tile for each list, all zero (the passes leave the bits so: each clears its own).
-        const std::size_t header = 6;
-        plan_->hysteresis = buffer((header + 2 * words) * sizeof(unsigned), std::vector<float>(header + 2 * words, 0.0f));
+        // hysteresis.comp's Work: its head and a bit a tile for each list, all zero (the passes
+        // leave the bits so: each clears its own).
+        const std::size_t bytes = sizeof(HysteresisHead) + 2 * words * sizeof(unsigned);
+        plan_->hysteresis = buffer(bytes, std::vector<float>(bytes / sizeof(float), 0.0f));
         // The gate writes the grid before each listed pass; it starts empty (a driver that runs no
         // job, the Pi compilers' noop shim, sees the fixed point after the first batch).
         plan_->indirect = buffer(3 * sizeof(unsigned), std::vector<float>(3, 0.0f), true);

@@ -36,4 +36,19 @@ inline void expectWithinBudget(Backend& backend, const Chain& chain, Size size, 
     EXPECT_TRUE(accuracy.pass) << label << ": " << accuracy.error << " against a budget of " << accuracy.budget;
 }
 
+/// process8 of `in` at steps 1 and 3, each after a process() of the same frame: every code is
+/// encode8 of process()'s float, and no byte between samples or past a row is touched.
+inline void expectProcess8EncodesProcess(Backend& b, ImageView<const std::uint8_t> in, const Encoding& e,
+                                         const std::string& label) {
+    for (int step : {1, 3}) {
+        ChainOutput r;
+        ASSERT_TRUE(b.process(in, &r)) << label;
+        Status processed;
+        const CodeDifference d = process8Against(b, in, r, e, step, &processed);
+        ASSERT_TRUE(processed) << processed.message();
+        EXPECT_EQ(d.differ, 0) << label << " step " << step;
+        EXPECT_EQ(d.touched, 0) << label << ": wrote between samples or past the row";
+    }
+}
+
 } // namespace striate::test
